@@ -1,0 +1,29 @@
+"""ovk_ref: a literal reference implementation of ONORMA, MONORMA and the batch baseline.
+
+"Online Learning with Multiple Operator-valued Kernels" (Audiffren & Kadri), as restated in
+the project's spec (docs/paper-spec.md). Every step of each algorithm is one visible line.
+"""
+from ovk_ref.batch import batch_ridge
+from ovk_ref.kernels import (
+    Constant, Feature, Gaussian, Linear, LinearQuadratic, OperatorKernel, Polynomial, Separable, WeightedSum,
+    as_kernel, gaussian_separable, gram, kernel_from_dict, paper_J, random_feature,
+)
+from ovk_ref.losses import Loss, as_loss
+from ovk_ref.monorma import MONORMA, monorma
+from ovk_ref.onorma import ONORMA, onorma
+from ovk_ref.records import MonormaRecord, OnormaRecord
+from ovk_ref.rkhs import evaluate, rkhs_norm2
+from ovk_ref.synthetic import synthetic
+from ovk_ref.truncation import FixedWindow, Theorem2Schedule, theorem2_schedule
+
+__version__ = "0.1.0"
+#: version of the conventions fixed by the spec (paper-spec.md); bumps when a convention changes
+SPEC_VERSION = "1"
+
+__all__ = [
+    "onorma", "ONORMA", "monorma", "MONORMA", "batch_ridge", "evaluate", "rkhs_norm2", "synthetic",
+    "OnormaRecord", "MonormaRecord", "theorem2_schedule", "Theorem2Schedule", "FixedWindow",
+    "OperatorKernel", "Separable", "LinearQuadratic", "Feature", "WeightedSum", "Gaussian", "Linear",
+    "Polynomial", "Constant", "gaussian_separable", "paper_J", "random_feature", "kernel_from_dict",
+    "as_kernel", "gram", "Loss", "as_loss",
+]

@@ -1,0 +1,106 @@
+"""Float64 or mpmath arithmetic for the same literal code (issue 2, item 4).
+
+`Arithmetic(None)` is plain float64; `Arithmetic(50)` works with mpmath numbers at 50 decimal
+digits, stored in numpy arrays of dtype ``object`` so that the algorithm code (``+``, ``*``, ``@``)
+reads the same in both modes. Only the transcendental functions and linear solves dispatch on type.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+
+import mpmath
+import numpy as np
+
+
+def is_multiprecision(values) -> bool:
+    """True when ``values`` holds mpmath numbers (an object array or an ``mpf``)."""
+    if isinstance(values, np.ndarray):
+        return values.dtype == object
+    return isinstance(values, mpmath.mpf)
+
+
+def lift(values, reference):
+    """``values`` converted to the number type of ``reference`` (float64 array or mpf array)."""
+    values = np.asarray(values)
+    if is_multiprecision(reference) and values.dtype != object:
+        return np.vectorize(mpmath.mpf, otypes=[object])(values) if values.ndim else mpmath.mpf(float(values))
+    return values
+
+
+def _elementwise(float_fn, mp_fn, values):
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        return np.array([mp_fn(v) for v in values.flat], dtype=object).reshape(values.shape)
+    if isinstance(values, mpmath.mpf):
+        return mp_fn(values)
+    return float_fn(values)
+
+
+def exp(values):
+    return _elementwise(np.exp, mpmath.exp, values)
+
+
+def log(values):
+    return _elementwise(np.log, mpmath.log, values)
+
+
+def sqrt(values):
+    return _elementwise(np.sqrt, mpmath.sqrt, values)
+
+
+def power(values, exponent):
+    """``values ** exponent`` for non-negative ``values`` (mpmath keeps full precision)."""
+    return _elementwise(lambda v: np.power(v, exponent), lambda v: mpmath.power(v, exponent), values)
+
+
+class Arithmetic:
+    """The number system of one run: float64 (``precision=None``) or mpmath with ``precision`` digits."""
+
+    def __init__(self, precision: int | None = None):
+        if precision is not None:
+            if isinstance(precision, bool) or not isinstance(precision, int):
+                raise TypeError(f"precision must be None or an int number of decimal digits, got {precision!r}")
+            if precision < 16:
+                raise ValueError(f"precision must be at least 16 decimal digits (float64 is ~16), got {precision}")
+        self.precision = precision
+
+    @property
+    def multiprecision(self) -> bool:
+        return self.precision is not None
+
+    def context(self):
+        """Context in which every operation of the run happens (mpmath's working precision)."""
+        return mpmath.workdps(self.precision) if self.multiprecision else contextlib.nullcontext()
+
+    def array(self, values) -> np.ndarray:
+        """``values`` as a float64 array, or an object array of mpf (exact conversion of each float)."""
+        values = np.asarray(values, dtype=float)
+        if not self.multiprecision:
+            return values.copy()
+        return np.vectorize(mpmath.mpf, otypes=[object])(values) if values.size else values.astype(object)
+
+    def zeros(self, shape) -> np.ndarray:
+        return self.array(np.zeros(shape))
+
+    def scalar(self, value):
+        return mpmath.mpf(value) if self.multiprecision else float(value)
+
+    def solve(self, matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """Solution of ``matrix @ x = rhs`` (LU; mpmath's at the run's precision)."""
+        if not self.multiprecision:
+            return np.linalg.solve(matrix, rhs)
+        solution = mpmath.lu_solve(mpmath.matrix(matrix.tolist()), mpmath.matrix(rhs.tolist()))
+        return np.array([solution[i] for i in range(len(rhs))], dtype=object)
+
+
+def to_float(values) -> np.ndarray:
+    """float64 copy of an array of floats or mpf numbers."""
+    if isinstance(values, np.ndarray) and values.dtype == object:
+        return np.array([float(v) for v in values.flat], dtype=float).reshape(values.shape)
+    if isinstance(values, mpmath.mpf):
+        return np.float64(float(values))
+    return np.asarray(values, dtype=float)
+
+
+def is_finite_number(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and math.isfinite(value)

@@ -1,0 +1,41 @@
+"""The feature kernel ``K(x, z) = A(x) A(z)^T``, ``A(x) = M_0 + sum_k x_k M_k`` (spec 3.3).
+
+Hermitian and PSD, but its blocks are not symmetric, so it tells ``K(x, x_i)`` from ``K(x_i, x)`` (E3).
+Its RKHS is ``{A(.) w : w in R^q}`` with ``||A(.) w||_H = ||w||``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ovk_ref import arithmetic, validation
+from ovk_ref.kernels.base import OperatorKernel
+
+
+class Feature(OperatorKernel):
+    """``M`` has shape (p + 1, d, q): ``M[0]`` is the constant term, ``M[k]`` multiplies ``x_k``."""
+
+    def __init__(self, M):
+        M = validation.finite_matrix("M", M, ndim=3)
+        if M.shape[0] < 1 or M.shape[1] < 1 or M.shape[2] < 1:
+            raise ValueError(f"M must have shape (p + 1, d, q) with every size >= 1, got {M.shape}")
+        self.M = M
+        self.p = M.shape[0] - 1
+        self.d = M.shape[1]
+        self.q = M.shape[2]
+
+    def features(self, x) -> np.ndarray:
+        """``A(x)``, a d x q matrix."""
+        M = arithmetic.lift(self.M, x)
+        return M[0] + np.tensordot(x, M[1:], axes=1)
+
+    def __call__(self, x, z):
+        return self.features(x) @ self.features(z).T
+
+    def to_dict(self) -> dict:
+        return {"type": "feature", "M": self.M.tolist()}
+
+
+def random_feature(p: int, d: int, q: int, seed: int) -> Feature:
+    """A feature kernel with standard normal ``M`` drawn from ``numpy.random.default_rng(seed)``."""
+    rng = np.random.default_rng(seed)
+    return Feature(rng.standard_normal((p + 1, d, q)))

@@ -1,0 +1,28 @@
+"""The paper's non-separable kernel ``mu <x,z> 11^T + (1 - mu) <x,z>^2 I`` (spec 3.2)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ovk_ref import arithmetic, validation
+from ovk_ref.kernels.base import OperatorKernel
+
+
+class LinearQuadratic(OperatorKernel):
+    """Hermitian and PSD exactly for ``mu`` in [0, 1] (spec 3.2, C3); ``mu = 1``: ``<x,z> 11^T``; ``mu = 0``: ``<x,z>^2 I``."""
+
+    def __init__(self, mu, d):
+        mu = validation.real_number("mu", mu)
+        if not 0.0 <= mu <= 1.0:
+            raise ValueError(f"mu must lie in [0, 1] for the non-separable kernel (spec 3.2: PSD only there), got {mu!r}")
+        self.mu = mu
+        self.d = validation.integer("d", d, minimum=1)
+
+    def __call__(self, x, z):
+        inner = np.dot(x, z)
+        ones = arithmetic.lift(np.ones((self.d, self.d)), x)
+        identity = arithmetic.lift(np.eye(self.d), x)
+        mu = arithmetic.lift(self.mu, x)
+        return mu * inner * ones + (1 - mu) * inner**2 * identity
+
+    def to_dict(self) -> dict:
+        return {"type": "linear_quadratic", "mu": self.mu, "d": self.d}

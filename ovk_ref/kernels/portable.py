@@ -1,0 +1,68 @@
+"""Kernels as plain JSON-able dicts, so other implementations and stored cases can name them.
+
+Forms (issue 2, item 1)::
+
+    {"type": "gaussian_separable", "mu": 1.0, "B": [[...]]}
+    {"type": "linear_separable", "B": [[...]]}
+    {"type": "polynomial_separable", "degree": 2, "offset": 1.0, "B": [[...]]}
+    {"type": "constant_separable", "c": 1.0, "B": [[...]]}
+    {"type": "linear_quadratic", "mu": 0.2, "d": 4}
+    {"type": "feature", "M": [...]}                      # shape (p + 1, d, q)
+    {"type": "sum", "terms": [{"weight": w, "kernel": {...}}, ...]}
+"""
+from __future__ import annotations
+
+from ovk_ref.kernels.base import OperatorKernel
+from ovk_ref.kernels.feature import Feature
+from ovk_ref.kernels.linear_quadratic import LinearQuadratic
+from ovk_ref.kernels.scalar import SCALAR_KERNELS
+from ovk_ref.kernels.separable import Separable
+from ovk_ref.kernels.weighted_sum import WeightedSum
+
+
+def _fields(spec: dict, required: set, optional: set = frozenset()) -> dict:
+    kind = spec["type"]
+    missing = required - spec.keys()
+    if missing:
+        raise ValueError(f"kernel dict of type {kind!r} is missing the field(s) {sorted(missing)}")
+    unknown = spec.keys() - required - optional - {"type"}
+    if unknown:
+        raise ValueError(f"kernel dict of type {kind!r} has unknown field(s) {sorted(unknown)}")
+    return {key: spec[key] for key in spec.keys() - {"type"}}
+
+
+def kernel_from_dict(spec) -> OperatorKernel:
+    """Build a kernel from its portable dict; ValueError/TypeError on a malformed dict."""
+    if not isinstance(spec, dict):
+        raise TypeError(f"kernel must be an OperatorKernel or a dict, got {type(spec).__name__}")
+    kind = spec.get("type")
+    if not isinstance(kind, str):
+        raise ValueError(f"kernel dict must have a string field 'type', got {spec!r}")
+    if kind.endswith("_separable") and kind[: -len("_separable")] in SCALAR_KERNELS:
+        scalar_cls = SCALAR_KERNELS[kind[: -len("_separable")]]
+        scalar_fields = {"gaussian": ({"mu"}, set()), "linear": (set(), set()),
+                         "polynomial": ({"degree"}, {"offset"}), "constant": ({"c"}, set())}[scalar_cls.name]
+        fields = _fields(spec, scalar_fields[0] | {"B"}, scalar_fields[1])
+        B = fields.pop("B")
+        return Separable(scalar_cls(**fields), B)
+    if kind == "linear_quadratic":
+        return LinearQuadratic(**_fields(spec, {"mu", "d"}))
+    if kind == "feature":
+        return Feature(**_fields(spec, {"M"}))
+    if kind == "sum":
+        terms = _fields(spec, {"terms"})["terms"]
+        if not isinstance(terms, list):
+            raise ValueError("kernel dict of type 'sum' must have a list field 'terms'")
+        pairs = []
+        for index, term in enumerate(terms):
+            if not (isinstance(term, dict) and term.keys() == {"weight", "kernel"}):
+                raise ValueError(f"terms[{index}] of a 'sum' kernel dict must be {{'weight': w, 'kernel': {{...}}}}, got {term!r}")
+            pairs.append((term["weight"], kernel_from_dict(term["kernel"])))
+        return WeightedSum(pairs)
+    known = sorted([f"{name}_separable" for name in SCALAR_KERNELS] + ["linear_quadratic", "feature", "sum"])
+    raise ValueError(f"unknown kernel type {kind!r}; known types: {', '.join(known)}")
+
+
+def as_kernel(kernel) -> OperatorKernel:
+    """``kernel`` itself if it is an OperatorKernel, else the kernel its portable dict describes."""
+    return kernel if isinstance(kernel, OperatorKernel) else kernel_from_dict(kernel)

@@ -1,0 +1,196 @@
+"""Losses ``l(z, y)`` with ``z`` the prediction, their (sub)gradients in ``z`` and Lipschitz constants (spec 4).
+
+Each loss has ``value(z, y)``, ``gradient(z, y)`` (a deterministic subgradient selection at kinks,
+as tabulated in spec 4), ``lipschitz`` (``C``, or None when not globally Lipschitz) and ``to_dict()``.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+
+import numpy as np
+
+from ovk_ref import arithmetic, validation
+
+
+def _norm(r):
+    return arithmetic.sqrt(np.dot(r, r))
+
+
+class Loss:
+    name: str
+    lipschitz: float | None = None
+    #: classification losses take one-hot targets ``y = e_c``
+    one_hot_targets = False
+
+    def value(self, z, y):
+        raise NotImplementedError
+
+    def gradient(self, z, y):
+        raise NotImplementedError
+
+    def params(self) -> dict:
+        return {}
+
+    def to_dict(self) -> dict:
+        return {"type": self.name, **self.params()}
+
+    def check_targets(self, Y: np.ndarray) -> None:
+        """Raise ValueError when a row of ``Y`` is not a target this loss accepts."""
+        if self.one_hot_targets:
+            if Y.shape[1] < 2:
+                raise ValueError(f"Y must have at least 2 columns (classes) for the {self.name!r} loss, got {Y.shape[1]}")
+            ok = np.all((Y == 0) | (Y == 1), axis=1) & (Y.sum(axis=1) == 1)
+            if not np.all(ok):
+                raise ValueError(f"Y must be one-hot rows (y = e_c) for the {self.name!r} loss; row {int(np.argmin(ok))} is not")
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.params()})"
+
+
+class Squared(Loss):
+    """``0.5 ||z - y||^2``, gradient ``z - y``; not globally Lipschitz (spec 4, Hypothesis 3)."""
+
+    name = "squared"
+
+    def value(self, z, y):
+        r = z - y
+        return np.dot(r, r) / 2
+
+    def gradient(self, z, y):
+        return z - y
+
+
+class Norm(Loss):
+    """``||z - y||``, subgradient ``r / ||r||`` and 0 at ``r = 0``; ``C = 1``."""
+
+    name = "norm"
+    lipschitz = 1.0
+
+    def value(self, z, y):
+        return _norm(z - y)
+
+    def gradient(self, z, y):
+        r = z - y
+        length = _norm(r)
+        return r * 0 if length == 0 else r / length
+
+
+class Huber(Loss):
+    """``0.5 ||r||^2`` if ``||r|| <= delta`` else ``delta ||r|| - delta^2 / 2``; ``C = delta``."""
+
+    name = "huber"
+
+    def __init__(self, delta=1.0):
+        self.delta = validation.positive("delta", delta)
+        self.lipschitz = self.delta
+
+    def value(self, z, y):
+        r = z - y
+        length = _norm(r)
+        delta = arithmetic.lift(self.delta, length)
+        return np.dot(r, r) / 2 if length <= delta else delta * length - delta**2 / 2
+
+    def gradient(self, z, y):
+        r = z - y
+        length = _norm(r)
+        delta = arithmetic.lift(self.delta, length)
+        return r if length <= delta else delta * r / length
+
+    def params(self) -> dict:
+        return {"delta": self.delta}
+
+
+class EpsilonInsensitive(Loss):
+    """``max(0, ||r|| - epsilon)``, subgradient 0 if ``||r|| <= epsilon`` else ``r / ||r||``; ``C = 1``."""
+
+    name = "epsilon_insensitive"
+    lipschitz = 1.0
+
+    def __init__(self, epsilon=0.1):
+        self.epsilon = validation.non_negative("epsilon", epsilon)
+
+    def value(self, z, y):
+        excess = _norm(z - y) - arithmetic.lift(self.epsilon, z[0])
+        return excess if excess > 0 else excess * 0
+
+    def gradient(self, z, y):
+        r = z - y
+        length = _norm(r)
+        return r * 0 if length <= arithmetic.lift(self.epsilon, length) else r / length
+
+    def params(self) -> dict:
+        return {"epsilon": self.epsilon}
+
+
+def _rival(z, c):
+    """First argmax of ``z_k`` over ``k != c``."""
+    candidates = [k for k in range(len(z)) if k != c]
+    return max(candidates, key=lambda k: (z[k], -k))
+
+
+class Hinge(Loss):
+    """Multiclass hinge ``max(0, 1 + max_{k != c} z_k - z_c)`` for ``y = e_c``; ``C = sqrt(2)``.
+
+    Subgradient ``e_{k*} - e_c`` when the max is > 0 (``k*`` the first argmax over ``k != c``), else 0.
+    Needs ``d >= 2``.
+    """
+
+    name = "hinge"
+    lipschitz = math.sqrt(2)
+    one_hot_targets = True
+
+    def _margin(self, z, y):
+        c = int(np.argmax(arithmetic.to_float(y)))
+        k = _rival(z, c)
+        return 1 + z[k] - z[c], k, c
+
+    def value(self, z, y):
+        margin, _, _ = self._margin(z, y)
+        return margin if margin > 0 else margin * 0
+
+    def gradient(self, z, y):
+        margin, k, c = self._margin(z, y)
+        u = z * 0
+        if margin > 0:
+            u[k] += 1
+            u[c] -= 1
+        return u
+
+
+class Softmax(Loss):
+    """Softmax cross-entropy ``log sum_k exp(z_k) - z_c`` for ``y = e_c``; gradient ``softmax(z) - e_c``; ``C = sqrt(2)``."""
+
+    name = "softmax"
+    lipschitz = math.sqrt(2)
+    one_hot_targets = True
+
+    def value(self, z, y):
+        top = max(z)
+        return top + arithmetic.log(np.sum(arithmetic.exp(z - top))) - np.dot(z, y)
+
+    def gradient(self, z, y):
+        weights = arithmetic.exp(z - max(z))
+        return weights / np.sum(weights) - y
+
+
+LOSSES = {cls.name: cls for cls in (Squared, Norm, Huber, EpsilonInsensitive, Hinge, Softmax)}
+
+
+def as_loss(loss) -> Loss:
+    """A Loss from itself, a name (``"squared"``) or a dict (``{"type": "huber", "delta": 1.0}``)."""
+    if isinstance(loss, Loss):
+        return loss
+    if isinstance(loss, str):
+        loss = {"type": loss}
+    if not isinstance(loss, dict):
+        raise TypeError(f"loss must be a Loss, a name or a dict, got {type(loss).__name__}")
+    kind = loss.get("type")
+    if kind not in LOSSES:
+        raise ValueError(f"unknown loss {kind!r}; known losses: {', '.join(sorted(LOSSES))}")
+    params = {key: value for key, value in loss.items() if key != "type"}
+    try:
+        inspect.signature(LOSSES[kind]).bind(**params)
+    except TypeError as error:
+        raise ValueError(f"loss dict {loss!r} has fields that the {kind!r} loss does not take ({error})") from None
+    return LOSSES[kind](**params)

@@ -1,0 +1,149 @@
+"""Algorithm 2, MONORMA, line by line (spec 6.1).
+
+One shared coefficient sequence ``alpha_{i,t}``; ``g^j_t = sum_i K^j(., x_i) alpha_{i,t}``;
+``f_t = sum_j delta^j_t g^j_t``. Round t, with ``eta_t = eta / sqrt(t)`` and ``c_t = 1 - eta_t lam``:
+  1. ``v_j = g^j_{t-1}(x_t)`` for every kernel;
+  2. predict ``p_t = sum_j delta^j_{t-1} v_j``;
+  3. ``alpha_{t,t} = -eta_t u_t``;  4. shrink ``alpha_{i,t} = c_t alpha_{i,t-1}``;
+  5. ``gamma^j_t = c_t^2 gamma^j_{t-1} + <K^j(x_t,x_t) alpha_{t,t}, alpha_{t,t}> + 2 c_t <v_j, alpha_{t,t}>``;
+  6. ``w_j = (delta^j_{t-1})^2 max(gamma^j_t, 0)``;
+     ``delta^j_t = w_j^(1/(r+1)) / (sum_k w_k^(r/(r+1)))^(1/r)``, or keep ``delta_{t-1}`` when every
+     ``w_j = 0`` (spec 6.3, E22).
+No truncation: the paper's box has no truncation step (spec 6.5, E23).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ovk_ref import arithmetic, validation
+from ovk_ref.arithmetic import Arithmetic
+from ovk_ref.kernels import as_kernel
+from ovk_ref.losses import as_loss
+from ovk_ref.records import MonormaRecord
+
+#: what to do when every w_j is 0 (spec 6.3): keep delta_{t-1}, or the literal 0/0 (NaN for ever after)
+ALL_ZERO_CHOICES = ("keep", "literal")
+
+
+def _as_kernels(kernels) -> list:
+    if isinstance(kernels, dict) or not hasattr(kernels, "__iter__"):
+        raise TypeError("kernels must be a sequence of kernels (objects or dicts)")
+    kernels = [as_kernel(kernel) for kernel in kernels]
+    if not kernels:
+        raise ValueError("kernels must hold at least one kernel")
+    if len({kernel.d for kernel in kernels}) != 1:
+        raise ValueError(f"kernels must share one output dimension d, got {[kernel.d for kernel in kernels]}")
+    if len({kernel.p for kernel in kernels} - {None}) > 1:
+        raise ValueError(f"kernels must share one input dimension p, got {[kernel.p for kernel in kernels]}")
+    return kernels
+
+
+class MONORMA:
+    """Online learner for Algorithm 2: ``learn_one(x, y)``, ``predict_one(x)``; ``weights`` is ``delta_t``."""
+
+    def __init__(self, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None):
+        self.kernels = _as_kernels(kernels)
+        self.loss = as_loss(loss)
+        self.lam, self.eta = validation.step_parameters(lam, eta)
+        self.r = validation.positive("r", r)
+        if all_zero not in ALL_ZERO_CHOICES:
+            raise ValueError(f"all_zero must be one of {ALL_ZERO_CHOICES}, got {all_zero!r}")
+        self.all_zero = all_zero
+        self.num = Arithmetic(precision)
+        m = len(self.kernels)
+        self.d = self.kernels[0].d
+        self.p = next((kernel.p for kernel in self.kernels if kernel.p is not None), None)
+        self.t = 0
+        self.centres = []
+        self.alphas = []
+        with self.num.context():
+            self.weights = self.num.array(np.full(m, 1.0)) / m     # delta_0 = 1/m (spec 6.1, E21)
+            self.gamma = self.num.zeros(m)                           # gamma_0 = 0
+        self.last_prediction = None
+        self.last_new_coefficient = None
+        self.last_kernel_evaluations = 0
+
+    def _components(self, x):
+        """``g^j_t(x)`` for every kernel j, as an m x d array; and the number of kernel evaluations."""
+        values = self.num.zeros((len(self.kernels), self.d))
+        for j, kernel in enumerate(self.kernels):
+            for centre, alpha in zip(self.centres, self.alphas):
+                values[j] = values[j] + kernel(x, centre) @ alpha
+        return values, len(self.kernels) * len(self.centres)
+
+    def predict_one(self, x) -> np.ndarray:
+        """``f_t(x) = sum_j delta^j_t g^j_t(x)``."""
+        x = validation.point("x", x, self)
+        with self.num.context():
+            values, _ = self._components(self.num.array(x))
+            return self.weights @ values
+
+    def learn_one(self, x, y) -> None:
+        x = validation.point("x", x, self)
+        y = validation.target("y", y, self)
+        self.loss.check_targets(y[None, :])
+        with self.num.context():
+            self._round(self.num.array(x), self.num.array(y))
+
+    def _round(self, x, y) -> None:
+        self.t += 1
+        eta_t = self.num.scalar(self.eta) / arithmetic.sqrt(self.num.scalar(self.t))
+        c_t = 1 - eta_t * self.lam
+        # 1. v_j = g^j_{t-1}(x_t)
+        v, evaluations = self._components(x)
+        # 2. prediction with delta_{t-1}
+        prediction = self.weights @ v
+        # 3. new coefficient
+        new = -eta_t * self.loss.gradient(prediction, y)
+        # 4. shrink
+        self.alphas = [c_t * alpha for alpha in self.alphas]
+        self.centres.append(x)
+        self.alphas.append(new)
+        # 5. gamma recursion, one evaluation K^j(x_t, x_t) per kernel
+        for j, kernel in enumerate(self.kernels):
+            self.gamma[j] = c_t**2 * self.gamma[j] + np.dot(kernel(x, x) @ new, new) + 2 * c_t * np.dot(v[j], new)
+        evaluations += len(self.kernels)
+        # 6. delta update
+        w = np.array([self.weights[j] ** 2 * max(self.gamma[j], 0 * self.gamma[j]) for j in range(len(self.kernels))],
+                     dtype=self.weights.dtype)
+        if self.all_zero == "keep" and all(w_j == 0 for w_j in w):
+            pass  # keep delta_{t-1} (spec 6.3, E22)
+        else:
+            r = self.num.scalar(self.r)
+            numerator = arithmetic.power(w, 1 / (r + 1))
+            denominator = np.sum(arithmetic.power(w, r / (r + 1))) ** (1 / r)
+            if denominator == 0:  # all w_j = 0 with all_zero="literal": the literal 0/0 (spec 6.3)
+                self.weights = numerator * self.num.scalar(float("nan"))
+            else:
+                self.weights = numerator / denominator
+        self.last_prediction = prediction
+        self.last_new_coefficient = new
+        self.last_kernel_evaluations = evaluations
+
+    def coefficients(self) -> np.ndarray:
+        result = self.num.zeros((self.t, self.d))
+        for i, alpha in enumerate(self.alphas):
+            result[i] = alpha
+        return result
+
+
+def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None) -> MonormaRecord:
+    """Run Algorithm 2 over the stream ``(X[t], Y[t])`` with kernels ``K^1..K^m`` (spec 6)."""
+    learner = MONORMA(kernels, lam=lam, eta=eta, r=r, loss=loss, all_zero=all_zero, precision=precision)
+    X, Y = validation.stream(X, Y, learner)
+    learner.loss.check_targets(Y)
+    num = learner.num
+    n, d = Y.shape
+    m = len(learner.kernels)
+    predictions, new_coefficients = num.zeros((n, d)), num.zeros((n, d))
+    weights, gamma, evaluations = num.zeros((n, m)), num.zeros((n, m)), np.zeros(n, dtype=int)
+    with num.context():
+        for t in range(n):
+            learner._round(num.array(X[t]), num.array(Y[t]))
+            predictions[t] = learner.last_prediction
+            new_coefficients[t] = learner.last_new_coefficient
+            weights[t] = learner.weights
+            gamma[t] = learner.gamma
+            evaluations[t] = learner.last_kernel_evaluations
+    return MonormaRecord(predictions=predictions, weights=weights, gamma=gamma, coefficients=learner.coefficients(),
+                         new_coefficients=new_coefficients, kernel_evaluations=evaluations)

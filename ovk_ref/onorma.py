@@ -1,0 +1,128 @@
+"""Algorithm 1, ONORMA, line by line (spec 5.1).
+
+Round t, with ``eta_t = eta / sqrt(t)`` and ``c_t = 1 - eta_t lam``:
+  1. predict ``p_t = f_{t-1}(x_t) = sum_{i<t} K(x_t, x_i) alpha_{i,t-1}``;
+  2. new coefficient ``alpha_{t,t} = -eta_t u_t``, ``u_t`` the (sub)gradient of the loss at ``p_t``;
+  3. shrink ``alpha_{i,t} = c_t alpha_{i,t-1}`` for ``i < t``;
+  4. truncate: keep only the ``s_t`` most recent coefficients.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ovk_ref import truncation as truncation_schedules
+from ovk_ref import arithmetic, validation
+from ovk_ref.arithmetic import Arithmetic
+from ovk_ref.kernels import as_kernel
+from ovk_ref.losses import as_loss
+from ovk_ref.records import OnormaRecord
+
+
+class ONORMA:
+    """Online learner: ``learn_one(x, y)`` runs one round, ``predict_one(x)`` evaluates ``f_t(x)``.
+
+    ``truncation`` is None, an int window ``s >= 1``, or a callable ``t -> s_t``
+    (``ovk_ref.theorem2_schedule`` builds the schedule of Theorem 2). ``precision`` is None for
+    float64 or a number of decimal digits for mpmath.
+    """
+
+    def __init__(self, kernel, *, lam, eta, loss="squared", truncation=None, precision=None):
+        self.kernel = as_kernel(kernel)
+        self.loss = as_loss(loss)
+        self.lam, self.eta = validation.step_parameters(lam, eta)
+        self.schedule = truncation_schedules.as_schedule(truncation)
+        self.num = Arithmetic(precision)
+        self.t = 0
+        self.centres = []        # x_i of the stored terms of f_t
+        self.indices = []        # their round numbers i (1-based)
+        self.alphas = []         # alpha_{i,t} of the stored terms
+        self.norm2 = self.num.scalar(0)   # ||f_t||^2, by the recursion of spec 6.2 (+ downdates, 6.5)
+        self.last_prediction = None
+        self.last_new_coefficient = None
+        self.last_kernel_evaluations = 0
+
+    def _evaluate(self, x):
+        """``f_t(x) = sum_i K(x, x_i) alpha_{i,t}`` over the stored terms; returns (value, evaluations)."""
+        value = self.num.zeros(self.kernel.d)
+        for centre, alpha in zip(self.centres, self.alphas):
+            value = value + self.kernel(x, centre) @ alpha
+        return value, len(self.centres)
+
+    def predict_one(self, x) -> np.ndarray:
+        """``f_t(x)`` for the current t (the prediction for the next example)."""
+        x = validation.point("x", x, self.kernel)
+        with self.num.context():
+            return self._evaluate(self.num.array(x))[0]
+
+    def learn_one(self, x, y) -> None:
+        x = validation.point("x", x, self.kernel)
+        y = validation.target("y", y, self.kernel)
+        self.loss.check_targets(y[None, :])
+        with self.num.context():
+            self._round(self.num.array(x), self.num.array(y))
+
+    def _round(self, x, y) -> None:
+        self.t += 1
+        t = self.t
+        eta_t = self.num.scalar(self.eta) / arithmetic.sqrt(self.num.scalar(t))
+        c_t = 1 - eta_t * self.lam
+        # 1. predict with f_{t-1}
+        prediction, evaluations = self._evaluate(x)
+        # 2. new coefficient
+        new = -eta_t * self.loss.gradient(prediction, y)
+        # ||f_t||^2 before truncation: c_t^2 ||f_{t-1}||^2 + 2 c_t <f_{t-1}(x_t), new> + <K(x_t,x_t) new, new>
+        self.norm2 = c_t**2 * self.norm2 + 2 * c_t * np.dot(prediction, new) + np.dot(self.kernel(x, x) @ new, new)
+        # 3. shrink the old coefficients
+        self.alphas = [c_t * alpha for alpha in self.alphas]
+        self.centres.append(x)
+        self.indices.append(t)
+        self.alphas.append(new)
+        # 4. truncate: keep the s_t most recent terms (indices i > t - s_t)
+        if self.schedule is not None:
+            s_t = truncation_schedules.window(self.schedule, t)
+            while self.indices[0] <= t - s_t:
+                self._drop_oldest()
+        self.last_prediction = prediction
+        self.last_new_coefficient = new
+        self.last_kernel_evaluations = evaluations
+
+    def _drop_oldest(self) -> None:
+        """Remove the oldest term ``K(., x_i) a_i`` and downdate the norm (spec 6.5):
+        ``||h - K(.,x_i) a_i||^2 = ||h||^2 - 2 <h(x_i), a_i> + <K(x_i,x_i) a_i, a_i>``."""
+        centre, alpha = self.centres[0], self.alphas[0]
+        value_at_centre, _ = self._evaluate(centre)
+        self.norm2 = self.norm2 - 2 * np.dot(value_at_centre, alpha) + np.dot(self.kernel(centre, centre) @ alpha, alpha)
+        del self.centres[0], self.indices[0], self.alphas[0]
+
+    def coefficients(self) -> np.ndarray:
+        """t x d array of ``alpha_{i,t}``, zero where truncated."""
+        result = self.num.zeros((self.t, self.kernel.d))
+        for i, alpha in zip(self.indices, self.alphas):
+            result[i - 1] = alpha
+        return result
+
+
+def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision=None) -> OnormaRecord:
+    """Run Algorithm 1 over the stream ``(X[t], Y[t])`` (spec 5); see ``ONORMA`` for the parameters."""
+    kernel = as_kernel(kernel)
+    loss = as_loss(loss)
+    X, Y = validation.stream(X, Y, kernel)
+    loss.check_targets(Y)
+    learner = ONORMA(kernel, lam=lam, eta=eta, loss=loss, truncation=truncation, precision=precision)
+    n, d = Y.shape
+    if learner.schedule is not None:  # every s_t is checked before any work
+        for t in range(1, n + 1):
+            truncation_schedules.window(learner.schedule, t)
+    num = learner.num
+    predictions, new_coefficients = num.zeros((n, d)), num.zeros((n, d))
+    norms, evaluations, support = num.zeros(n), np.zeros(n, dtype=int), np.zeros(n, dtype=int)
+    with num.context():
+        for t in range(n):
+            learner._round(num.array(X[t]), num.array(Y[t]))
+            predictions[t] = learner.last_prediction
+            new_coefficients[t] = learner.last_new_coefficient
+            norms[t] = learner.norm2
+            evaluations[t] = learner.last_kernel_evaluations
+            support[t] = len(learner.alphas)
+    return OnormaRecord(predictions=predictions, coefficients=learner.coefficients(), new_coefficients=new_coefficients,
+                        rkhs_norm2=norms, kernel_evaluations=evaluations, support_sizes=support)

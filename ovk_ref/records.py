@@ -1,0 +1,52 @@
+"""What a run over a whole stream returns. Arrays are float64, or object arrays of mpf with ``precision``."""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+
+@dataclass
+class _Record:
+    def to_dict(self) -> dict:
+        """Fields by name (the plug-in protocol reads records as attributes or keys)."""
+        return {field.name: getattr(self, field.name) for field in fields(self)}
+
+    def __getitem__(self, name: str):
+        return getattr(self, name)
+
+
+@dataclass
+class OnormaRecord(_Record):
+    """Algorithm 1 over n rounds (spec 5)."""
+
+    #: n x d, row t-1 is ``f_{t-1}(x_t)``, the online prediction scored at round t
+    predictions: np.ndarray
+    #: n x d, final ``alpha_{i,n}`` (zero where truncated)
+    coefficients: np.ndarray
+    #: n x d, ``alpha_{t,t} = -eta_t u_t``
+    new_coefficients: np.ndarray
+    #: length n, ``||f_t||_H^2`` after round t
+    rkhs_norm2: np.ndarray
+    #: length n, kernel evaluations (d x d blocks) made by Algorithm 1 in round t (spec 5.4, C23)
+    kernel_evaluations: np.ndarray
+    #: length n, ``s_t`` (number of coefficients kept after round t; t without truncation)
+    support_sizes: np.ndarray
+
+
+@dataclass
+class MonormaRecord(_Record):
+    """Algorithm 2 over n rounds (spec 6)."""
+
+    #: n x d, row t-1 is ``f_{t-1}(x_t) = sum_j delta^j_{t-1} g^j_{t-1}(x_t)``
+    predictions: np.ndarray
+    #: n x m, row t-1 is ``delta_t`` (the weights after round t)
+    weights: np.ndarray
+    #: n x m, row t-1 is ``gamma_t`` from the recursion (= ``||g^j_t||^2``, spec 6.2)
+    gamma: np.ndarray
+    #: n x d, final shared ``alpha_{i,n}``
+    coefficients: np.ndarray
+    #: n x d, ``alpha_{t,t}``
+    new_coefficients: np.ndarray
+    #: length n, ``m t`` in round t (spec 6.6, C24)
+    kernel_evaluations: np.ndarray

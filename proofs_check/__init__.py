@@ -1,0 +1,1 @@
+"""proofs_check: every claim of the paper as a named, executable check (spec 8-11)."""

@@ -1,0 +1,45 @@
+"""Hypothesis profiles, chosen by ``HYPOTHESIS_PROFILE`` (or ``--profile``): dev, ci, thorough.
+
+* ``ci``: derandomised (same examples every run), no example database, modest example counts;
+  the default when the ``CI`` environment variable is set.
+* ``dev``: random, with the local example database; the default elsewhere.
+* ``thorough``: many examples, random; allowed to run for about an hour over the whole registry.
+``deadline=None`` everywhere: a round's cost grows with the drawn stream length, and tests never
+fail because the machine is slow.
+"""
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+ENVIRONMENT_VARIABLE = "HYPOTHESIS_PROFILE"
+
+PROFILES = {
+    "ci": dict(max_examples=25, derandomize=True, database=None, deadline=None, print_blob=True,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]),
+    "dev": dict(max_examples=60, deadline=None, print_blob=True,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]),
+    "thorough": dict(max_examples=2000, deadline=None, print_blob=True,
+                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]),
+}
+
+for _name, _options in PROFILES.items():
+    settings.register_profile(_name, **_options)
+
+
+def default_profile() -> str:
+    """``HYPOTHESIS_PROFILE`` if set, else ``ci`` when ``CI`` is set, else ``dev``."""
+    name = os.environ.get(ENVIRONMENT_VARIABLE) or ("ci" if os.environ.get("CI") else "dev")
+    if name not in PROFILES:
+        raise ValueError(f"{ENVIRONMENT_VARIABLE} must be one of {sorted(PROFILES)}, got {name!r}")
+    return name
+
+
+def load(name: str | None = None) -> str:
+    """Make profile ``name`` (or the default) Hypothesis' current settings; returns its name."""
+    name = name or default_profile()
+    if name not in PROFILES:
+        raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {name!r}")
+    settings.load_profile(name)
+    return name
