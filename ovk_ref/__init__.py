@@ -10,7 +10,9 @@ from ovk_ref.kernels import (
 )
 from ovk_ref.losses import Loss, as_loss
 from ovk_ref.monorma import MONORMA, monorma
+from ovk_ref.monorma import run_stream as run_monorma
 from ovk_ref.onorma import ONORMA, onorma
+from ovk_ref.onorma import run_stream as run_onorma
 from ovk_ref.records import MonormaRecord, OnormaRecord
 from ovk_ref.rkhs import evaluate, rkhs_norm2
 from ovk_ref.synthetic import synthetic
@@ -21,7 +23,7 @@ __version__ = "0.1.0"
 SPEC_VERSION = "1"
 
 __all__ = [
-    "onorma", "ONORMA", "monorma", "MONORMA", "batch_ridge", "evaluate", "rkhs_norm2", "synthetic",
+    "onorma", "ONORMA", "run_onorma", "monorma", "MONORMA", "run_monorma", "batch_ridge", "evaluate", "rkhs_norm2", "synthetic",
     "OnormaRecord", "MonormaRecord", "theorem2_schedule", "Theorem2Schedule", "FixedWindow",
     "OperatorKernel", "Separable", "LinearQuadratic", "Feature", "WeightedSum", "Gaussian", "Linear",
     "Polynomial", "Constant", "gaussian_separable", "paper_J", "random_feature", "kernel_from_dict",

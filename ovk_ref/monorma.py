@@ -85,9 +85,22 @@ class MONORMA:
         with self.num.context():
             self._round(self.num.array(x), self.num.array(y))
 
+    def step_size(self, t):
+        """``eta_t = eta / sqrt(t)``, t from 1 (spec 1)."""
+        return self.num.scalar(self.eta) / arithmetic.sqrt(self.num.scalar(t))
+
+    def weight_update(self, w):
+        """``delta^j_t = w_j^(1/(r+1)) / (sum_k w_k^(r/(r+1)))^(1/r)`` (spec 6.1 step 6, 6.3)."""
+        r = self.num.scalar(self.r)
+        numerator = arithmetic.power(w, 1 / (r + 1))
+        denominator = np.sum(arithmetic.power(w, r / (r + 1))) ** (1 / r)
+        if denominator == 0:  # all w_j = 0 with all_zero="literal": the literal 0/0 (spec 6.3)
+            return numerator * self.num.scalar(float("nan"))
+        return numerator / denominator
+
     def _round(self, x, y) -> None:
         self.t += 1
-        eta_t = self.num.scalar(self.eta) / arithmetic.sqrt(self.num.scalar(self.t))
+        eta_t = self.step_size(self.t)
         c_t = 1 - eta_t * self.lam
         # 1. v_j = g^j_{t-1}(x_t)
         v, evaluations = self._components(x)
@@ -109,13 +122,7 @@ class MONORMA:
         if self.all_zero == "keep" and all(w_j == 0 for w_j in w):
             pass  # keep delta_{t-1} (spec 6.3, E22)
         else:
-            r = self.num.scalar(self.r)
-            numerator = arithmetic.power(w, 1 / (r + 1))
-            denominator = np.sum(arithmetic.power(w, r / (r + 1))) ** (1 / r)
-            if denominator == 0:  # all w_j = 0 with all_zero="literal": the literal 0/0 (spec 6.3)
-                self.weights = numerator * self.num.scalar(float("nan"))
-            else:
-                self.weights = numerator / denominator
+            self.weights = self.weight_update(w)
         self.last_prediction = prediction
         self.last_new_coefficient = new
         self.last_kernel_evaluations = evaluations
@@ -129,7 +136,11 @@ class MONORMA:
 
 def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None) -> MonormaRecord:
     """Run Algorithm 2 over the stream ``(X[t], Y[t])`` with kernels ``K^1..K^m`` (spec 6)."""
-    learner = MONORMA(kernels, lam=lam, eta=eta, r=r, loss=loss, all_zero=all_zero, precision=precision)
+    return run_stream(MONORMA(kernels, lam=lam, eta=eta, r=r, loss=loss, all_zero=all_zero, precision=precision), X, Y)
+
+
+def run_stream(learner: MONORMA, X, Y) -> MonormaRecord:
+    """Feed a fresh ``learner`` the whole stream, recording every round; inputs are checked first."""
     X, Y = validation.stream(X, Y, learner)
     learner.loss.check_targets(Y)
     num = learner.num

@@ -61,15 +61,27 @@ class ONORMA:
         with self.num.context():
             self._round(self.num.array(x), self.num.array(y))
 
+    def step_size(self, t):
+        """``eta_t = eta / sqrt(t)``, t from 1 (spec 1)."""
+        return self.num.scalar(self.eta) / arithmetic.sqrt(self.num.scalar(t))
+
+    def shrink_factor(self, eta_t):
+        """``c_t = 1 - eta_t lam`` (spec 1)."""
+        return 1 - eta_t * self.lam
+
+    def new_coefficient(self, eta_t, prediction, y):
+        """``alpha_{t,t} = -eta_t u_t``, ``u_t`` the loss (sub)gradient at the prediction (spec 5.1 step 2)."""
+        return -eta_t * self.loss.gradient(prediction, y)
+
     def _round(self, x, y) -> None:
         self.t += 1
         t = self.t
-        eta_t = self.num.scalar(self.eta) / arithmetic.sqrt(self.num.scalar(t))
-        c_t = 1 - eta_t * self.lam
+        eta_t = self.step_size(t)
+        c_t = self.shrink_factor(eta_t)
         # 1. predict with f_{t-1}
         prediction, evaluations = self._evaluate(x)
         # 2. new coefficient
-        new = -eta_t * self.loss.gradient(prediction, y)
+        new = self.new_coefficient(eta_t, prediction, y)
         # ||f_t||^2 before truncation: c_t^2 ||f_{t-1}||^2 + 2 c_t <f_{t-1}(x_t), new> + <K(x_t,x_t) new, new>
         self.norm2 = c_t**2 * self.norm2 + 2 * c_t * np.dot(prediction, new) + np.dot(self.kernel(x, x) @ new, new)
         # 3. shrink the old coefficients
@@ -104,11 +116,13 @@ class ONORMA:
 
 def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision=None) -> OnormaRecord:
     """Run Algorithm 1 over the stream ``(X[t], Y[t])`` (spec 5); see ``ONORMA`` for the parameters."""
-    kernel = as_kernel(kernel)
-    loss = as_loss(loss)
-    X, Y = validation.stream(X, Y, kernel)
-    loss.check_targets(Y)
-    learner = ONORMA(kernel, lam=lam, eta=eta, loss=loss, truncation=truncation, precision=precision)
+    return run_stream(ONORMA(kernel, lam=lam, eta=eta, loss=loss, truncation=truncation, precision=precision), X, Y)
+
+
+def run_stream(learner: ONORMA, X, Y) -> OnormaRecord:
+    """Feed a fresh ``learner`` the whole stream, recording every round; inputs are checked first."""
+    X, Y = validation.stream(X, Y, learner.kernel)
+    learner.loss.check_targets(Y)
     n, d = Y.shape
     if learner.schedule is not None:  # every s_t is checked before any work
         for t in range(1, n + 1):
