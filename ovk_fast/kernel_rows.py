@@ -1,0 +1,192 @@
+"""Kernel rows as arrays: ``K(x_r, z_j)`` for a whole block of queries against all stored points at once.
+
+``KernelRows(kernel, X, Z)`` dispatches on the kernel class and keeps the rows in the cheapest exact form:
+* separable terms ``k(x, z) B`` (``Separable``; ``LinearQuadratic`` = ``mu <x,z> 11^T + (1 - mu) <x,z>^2 I``,
+  spec 3.2) as the scalar matrix ``k(X, Z)`` and ``B``: applying them to coefficients is two GEMMs (spec 7.2);
+* the feature kernel ``A(x) A(z)^T`` (spec 3.3) as the factors ``A(X)``, ``A(Z)``;
+* any other ``OperatorKernel`` as explicit d x d blocks (the generic, slower path);
+* ``WeightedSum``: the weighted parts of its terms.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ovk_ref.kernels import Constant, Feature, Gaussian, Linear, LinearQuadratic, Polynomial, Separable, WeightedSum
+
+
+class PairGeometry:
+    """Inner products and squared distances of every pair ``(X[r], Z[j])``, each computed at most once (one
+    GEMM) and shared by all the scalar kernels evaluated on these pairs (several kernels, several terms)."""
+
+    def __init__(self, X: np.ndarray, Z: np.ndarray):
+        self.X, self.Z = X, Z
+        self._inner = self._sqdist = None
+
+    @classmethod
+    def diagonal(cls, X: np.ndarray) -> "PairGeometry":
+        """The pairs ``(X[r], X[r])``: inner products ``|x_r|^2``, distances 0."""
+        geometry = cls(X, X)
+        geometry._inner = np.sum(X * X, axis=1)
+        geometry._sqdist = np.zeros(len(X))
+        return geometry
+
+    @property
+    def inner(self) -> np.ndarray:
+        if self._inner is None:
+            self._inner = self.X @ self.Z.T
+        return self._inner
+
+    @property
+    def sqdist(self) -> np.ndarray:
+        if self._sqdist is None:
+            # |x|^2 + |z|^2 - 2 x.z as one GEMM of augmented rows; clipped at 0 in place (round-off leaves
+            # +-eps |x|^2 where x = z)
+            left = np.hstack([self.X, np.sum(self.X * self.X, axis=1)[:, None], np.ones((len(self.X), 1))])
+            right = np.hstack([-2 * self.Z, np.ones((len(self.Z), 1)), np.sum(self.Z * self.Z, axis=1)[:, None]])
+            product = left @ right.T
+            self._sqdist = np.maximum(product, 0.0, out=product)
+        return self._sqdist
+
+
+def _scalar_values(scalar, geometry: PairGeometry) -> np.ndarray:
+    """``k`` on the pairs of ``geometry`` for the scalar kernels ovk_fast knows (``KNOWN_SCALARS``)."""
+    if isinstance(scalar, Gaussian):
+        exponent = geometry.sqdist * (-1.0 / scalar.mu)
+        return np.exp(exponent, out=exponent)
+    if isinstance(scalar, Linear):
+        return geometry.inner
+    if isinstance(scalar, Polynomial):
+        return (geometry.inner + scalar.offset) ** scalar.degree
+    return np.full_like(geometry.inner, scalar.c)   # Constant
+
+
+#: the scalar kernels with a vectorised form here; a Separable kernel with another scalar takes the generic path
+KNOWN_SCALARS = (Gaussian, Linear, Polynomial, Constant)
+
+
+def scalar_matrix(scalar, X: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """``[k(X[r], Z[j])]`` (n_x x n_z) for a scalar kernel in ``KNOWN_SCALARS``."""
+    return _scalar_values(scalar, PairGeometry(X, Z))
+
+
+def separable_terms(kernel) -> list | None:
+    """``K = sum_k k_k(x, z) B_k`` as ``[(scalar k_k, B_k), ...]``, or None when ``K`` has no such known form."""
+    if isinstance(kernel, Separable):
+        return [(kernel.scalar, kernel.B)] if isinstance(kernel.scalar, KNOWN_SCALARS) else None
+    if isinstance(kernel, LinearQuadratic):
+        d = kernel.d
+        return [(Linear(), kernel.mu * np.ones((d, d))), (Polynomial(2), (1 - kernel.mu) * np.eye(d))]
+    if isinstance(kernel, WeightedSum):
+        terms = [(weight, separable_terms(part)) for weight, part in kernel.terms]
+        if any(part is None for _, part in terms):
+            return None
+        return [(scalar, weight * B) for weight, part in terms for scalar, B in part]
+    return None
+
+
+class _SeparablePart:
+    """``S[r, j] B``."""
+
+    def __init__(self, S, B):
+        self.S, self.B = S, B
+
+    def apply(self, C, mask):
+        S = self.S if mask is None else self.S * mask
+        return S @ C @ self.B.T
+
+    def apply_row(self, r, lo, hi, C):
+        return self.B @ (self.S[r, lo:hi] @ C[lo:hi])
+
+    def dense(self):
+        return np.kron(self.S, self.B)
+
+
+class _FeaturePart:
+    """``A(x_r) A(z_j)^T`` from the factors ``AX`` (n_x, d, q) and ``AZ`` (n_z, d, q)."""
+
+    def __init__(self, AX, AZ):
+        self.AX, self.AZ = AX, AZ
+
+    def apply(self, C, mask):
+        if mask is None:
+            return self.AX @ np.einsum("jeq,je->q", self.AZ, C)
+        return np.einsum("rdq,rq->rd", self.AX, np.einsum("rj,jeq,je->rq", mask, self.AZ, C))
+
+    def apply_row(self, r, lo, hi, C):
+        return self.AX[r] @ np.einsum("jeq,je->q", self.AZ[lo:hi], C[lo:hi])
+
+    def dense(self):
+        n_x, d, _ = self.AX.shape
+        return np.einsum("rdq,jeq->rdje", self.AX, self.AZ).reshape(n_x * d, -1)
+
+
+class _BlockPart:
+    """Explicit blocks ``(n_x, n_z, d, d)``."""
+
+    def __init__(self, blocks):
+        self.blocks = blocks
+
+    def apply(self, C, mask):
+        blocks = self.blocks if mask is None else self.blocks * mask[:, :, None, None]
+        return np.einsum("rjde,je->rd", blocks, C)
+
+    def apply_row(self, r, lo, hi, C):
+        return np.einsum("jde,je->d", self.blocks[r, lo:hi], C[lo:hi])
+
+    def dense(self):
+        n_x, n_z, d, _ = self.blocks.shape
+        return self.blocks.transpose(0, 2, 1, 3).reshape(n_x * d, n_z * d)
+
+
+def _features(kernel: Feature, X):
+    return kernel.M[0] + np.tensordot(X, kernel.M[1:], axes=1)
+
+
+def _parts(kernel, geometry: PairGeometry, weight=1.0) -> list:
+    X, Z = geometry.X, geometry.Z
+    terms = separable_terms(kernel)
+    if terms is not None:
+        return [_SeparablePart(_scalar_values(scalar, geometry), weight * B) for scalar, B in terms]
+    if isinstance(kernel, Feature):
+        return [_FeaturePart(weight * _features(kernel, X), _features(kernel, Z))]
+    if isinstance(kernel, WeightedSum):
+        return [part for w, term in kernel.terms for part in _parts(term, geometry, weight * w)]
+    blocks = np.array([[kernel(x, z) for z in Z] for x in X], dtype=float).reshape(len(X), len(Z), kernel.d, kernel.d)
+    return [_BlockPart(weight * blocks)]
+
+
+class KernelRows:
+    """``K(X[r], Z[j])`` for every query r and stored point j, kept in the parts' compact forms.
+
+    Pass the same ``geometry`` (a ``PairGeometry(X, Z)``) to the rows of several kernels on the same pairs."""
+
+    def __init__(self, kernel, X: np.ndarray, Z: np.ndarray, geometry: PairGeometry | None = None):
+        self.parts = _parts(kernel, geometry if geometry is not None else PairGeometry(X, Z))
+
+    def apply(self, C: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """``out[r] = sum_j mask[r, j] K(X[r], Z[j]) C[j]`` (all j when ``mask`` is None): an (n_x, d) array."""
+        return sum(part.apply(C, mask) for part in self.parts)
+
+    def apply_row(self, r: int, lo: int, hi: int, C: np.ndarray) -> np.ndarray:
+        """``sum_{lo <= j < hi} K(X[r], Z[j]) C[j]``: the value at ``X[r]`` of an expansion over ``Z[lo:hi]``."""
+        if len(self.parts) == 1:   # the common case, called once per round: skip the generator
+            return self.parts[0].apply_row(r, lo, hi, C)
+        return sum(part.apply_row(r, lo, hi, C) for part in self.parts)
+
+    def dense(self) -> np.ndarray:
+        """The point-major block Gram matrix (spec 2.1), ``n_x d x n_z d``."""
+        return sum(part.dense() for part in self.parts)
+
+
+def diagonal_blocks(kernel, X: np.ndarray) -> np.ndarray:
+    """``K(X[r], X[r])`` for every r: an (n, d, d) array."""
+    terms = separable_terms(kernel)
+    if terms is not None:
+        geometry = PairGeometry.diagonal(X)
+        return sum(_scalar_values(scalar, geometry)[:, None, None] * B for scalar, B in terms)
+    if isinstance(kernel, Feature):
+        A = _features(kernel, X)
+        return np.einsum("rdq,req->rde", A, A)
+    if isinstance(kernel, WeightedSum):
+        return sum(weight * diagonal_blocks(term, X) for weight, term in kernel.terms)
+    return np.array([kernel(x, x) for x in X], dtype=float).reshape(len(X), kernel.d, kernel.d)

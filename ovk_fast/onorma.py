@@ -1,0 +1,127 @@
+"""ONORMA (Algorithm 1, spec 5), vectorised: same inputs and record as ``ovk_ref.onorma``.
+
+* Shrink as a running scale factor: ``alpha_{i,t} = scale_t beta_i`` with ``scale_t = prod c_k``, so step 3
+  costs one multiplication; ``beta`` is folded back (``beta *= scale``, ``scale = 1``) at every block start,
+  and a block ends early when ``scale`` falls below ``RESCALE_BELOW``.
+* Stored inputs and coefficients in a preallocated ring buffer of ``capacity`` = the largest support
+  (+1: the oldest term is still needed for the norm downdate of the round that drops it); entry i lives in
+  slot ``i % capacity``; truncation only moves the first kept index.
+* Rounds in blocks of ``BLOCK_ROUNDS``: the kernel rows of the whole block against the stored points and
+  their contribution to every prediction of the block are two GEMMs (the old coefficients only rescale
+  within the block); inside the block each round adds the terms of the block's earlier rounds.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ovk_ref import validation
+from ovk_ref.onorma import ONORMA
+from ovk_ref.records import OnormaRecord
+from ovk_fast.kernel_rows import KernelRows, diagonal_blocks
+from ovk_fast.precision import float64_only
+from ovk_fast.threads import single_blas_thread
+from ovk_fast.support import first_kept, kept_before
+
+#: rounds per block: a block's kernel rows are a BLOCK_ROUNDS x capacity GEMM; inside the block each round
+#: does a matvec over at most BLOCK_ROUNDS terms. 256 keeps both small and the blocks few.
+BLOCK_ROUNDS = 256
+#: ``beta = alpha / scale`` grows like 1/scale; fold the scale in long before 1/scale can overflow
+#: (float64 max ~1e308) or coefficients lose range. Not a tolerance: results do not depend on it.
+RESCALE_BELOW = 1e-100
+
+
+class _Ring:
+    """Preallocated stored inputs ``X``, unscaled coefficients ``beta`` and their stream indices (-1: empty)."""
+
+    def __init__(self, capacity: int, p: int, d: int):
+        self.X = np.zeros((capacity, p))
+        self.beta = np.zeros((capacity, d))
+        self.index = np.full(capacity, -1)
+
+    def put(self, i: int, x, beta) -> None:
+        slot = i % len(self.index)
+        self.X[slot], self.beta[slot], self.index[slot] = x, beta, i
+
+    def filled(self) -> int:
+        """Slots in use; they are ``0..filled-1`` (entry i goes to slot ``i % capacity``, i = 0, 1, ...)."""
+        return int(np.count_nonzero(self.index >= 0))
+
+
+def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision=None) -> OnormaRecord:
+    """Run Algorithm 1 over the stream ``(X[t], Y[t])``; parameters and record as ``ovk_ref.onorma``."""
+    float64_only(precision)
+    # ovk_ref's learner checks every parameter (and holds the kernel, loss and schedule); it does no work
+    checked = ONORMA(kernel, lam=lam, eta=eta, loss=loss, truncation=truncation)
+    X, Y = validation.stream(X, Y, checked.kernel)
+    checked.loss.check_targets(Y)
+    n, d = Y.shape
+    lo = first_kept(checked.schedule, n)
+    run = _Run(checked, X, Y, lo)
+    with single_blas_thread():
+        start = 0
+        while start < n:
+            start = run.block(start, min(n, start + BLOCK_ROUNDS))
+    coefficients = np.zeros((n, d))
+    kept = run.ring.index >= lo[-1]
+    coefficients[run.ring.index[kept]] = run.scale * run.ring.beta[kept]
+    return OnormaRecord(predictions=run.predictions, coefficients=coefficients, new_coefficients=run.new_coefficients,
+                        rkhs_norm2=run.norms, kernel_evaluations=np.arange(n) - run.before,
+                        support_sizes=np.arange(n) - lo + 1)
+
+
+class _Run:
+    """State of one run: ``alpha_{i,t} = scale * ring.beta[slot of i]``, ``norm2 = ||f_t||^2``, and the records."""
+
+    def __init__(self, checked: ONORMA, X, Y, lo):
+        self.kernel, self.loss, self.lam, self.eta = checked.kernel, checked.loss, checked.lam, checked.eta
+        self.X, self.Y, self.lo = X, Y, lo
+        self.before = kept_before(lo)                 # support of f_{t-1} is [before[t], t)
+        self.truncated = checked.schedule is not None
+        n, d = Y.shape
+        capacity = int(np.max(np.arange(n) - self.before)) + 1   # support of f_{t-1} plus the new term
+        self.ring = _Ring(capacity, X.shape[1], d)
+        self.scale, self.norm2 = 1.0, 0.0
+        self.predictions, self.new_coefficients, self.norms = np.zeros((n, d)), np.zeros((n, d)), np.zeros(n)
+
+    def _old_terms(self, queries, first):
+        """``sum_j K(queries[r], x_j) beta_j`` over stored j >= first[r] (all stored j without truncation)."""
+        filled = self.ring.filled()
+        mask = self.ring.index[None, :filled] >= first[:, None] if self.truncated else None
+        return KernelRows(self.kernel, queries, self.ring.X[:filled]).apply(self.ring.beta[:filled], mask)
+
+    def block(self, start: int, stop: int) -> int:
+        """Rounds ``start..stop-1`` (0-based); returns the first round not run (earlier if ``scale`` got small)."""
+        X, Y, lo, before = self.X, self.Y, self.lo, self.before
+        self.ring.beta *= self.scale        # fold the scale: stored beta are alpha_{i,start-1} now
+        self.scale = 1.0
+        queries = X[start:stop]
+        old = self._old_terms(queries, before[start:stop])
+        rows = KernelRows(self.kernel, queries, queries)
+        diagonal = diagonal_blocks(self.kernel, queries)
+        dropped = np.arange(before[start], lo[stop - 1])          # indices the block's rounds drop, in order
+        drop_old = self._old_terms(X[dropped], dropped)
+        drop_rows = KernelRows(self.kernel, X[dropped], queries)
+        drop_diagonal = diagonal_blocks(self.kernel, X[dropped])
+        beta = np.zeros((stop - start, Y.shape[1]))
+        for r in range(stop - start):
+            t = start + r
+            within = rows.apply_row(r, max(before[t] - start, 0), r, beta) if r else 0.0
+            prediction = self.scale * (old[r] + within)                    # 1. f_{t-1}(x_t)
+            eta_t = self.eta / math.sqrt(t + 1)
+            c_t = 1.0 - eta_t * self.lam
+            new = -eta_t * self.loss.gradient(prediction, Y[t])            # 2. alpha_{t,t}
+            self.norm2 = c_t * c_t * self.norm2 + 2 * c_t * (prediction @ new) + (diagonal[r] @ new) @ new  # 6.2
+            self.scale *= c_t                                              # 3. shrink every stored term
+            beta[r] = new / self.scale
+            self.ring.put(t, X[t], beta[r])
+            for i in range(before[t], lo[t]):                              # 4. truncate, downdating the norm
+                k = i - before[start]
+                h = self.scale * (drop_old[k] + drop_rows.apply_row(k, max(i - start, 0), r + 1, beta))
+                a_i = self.scale * self.ring.beta[i % len(self.ring.index)]
+                self.norm2 += -2 * (h @ a_i) + (drop_diagonal[k] @ a_i) @ a_i    # spec 6.5
+            self.predictions[t], self.new_coefficients[t], self.norms[t] = prediction, new, self.norm2
+            if self.scale < RESCALE_BELOW:
+                return t + 1
+        return stop

@@ -1,0 +1,99 @@
+"""``ovk-check reproduce``: the paper's experiments (Figures 1-2, Table 3) with a report set against its claims.
+
+Writes ``report.md``, ``results.csv``, ``figure1.png`` and ``figure2.png`` to ``--out``. Every choice the
+paper leaves open (spec E30(b)) is an option; the defaults are those of
+``ovk_experiments.experiments.settings.Settings``, where each one is documented.
+"""
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+from ovk_experiments import data, engines
+from ovk_experiments.data import MissingExtraError
+from ovk_experiments.experiments.settings import CLASSIFICATION_LOSSES, QUICK, Settings
+from ovk_experiments.protocol.prepare import INPUT_SCALINGS, TARGET_SCALINGS
+
+DEFAULTS = Settings()
+
+
+def _size(text: str) -> int | str:
+    """A row count, or ``"all"`` (kept as text so that it differs from an option left out)."""
+    return text if text == "all" else int(text)
+
+
+def _names(text: str) -> tuple:
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def _numbers(text: str) -> tuple:
+    return tuple(float(value) for value in text.split(","))
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "reproduce", help="the paper's experiments: Figures 1-2, Table 3, report against its claims",
+        description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help=f"tiny prefixes of every data set (about a second per data set): {QUICK}")
+    parser.add_argument("--out", default="ovk-reproduction", help="output folder (default ./ovk-reproduction)")
+    parser.add_argument("--engine", choices=engines.ENGINES, default=DEFAULTS.engine,
+                        help="ovk_fast (vectorised) or ovk_ref (literal); auto = ovk_fast when installed")
+    parser.add_argument("--seed", type=int, default=DEFAULTS.seed,
+                        help="seed of the synthetic data, the stand-ins' subsamples and the half split (default 0)")
+    parser.add_argument("--datasets", type=_names, default=DEFAULTS.datasets,
+                        help=f"comma-separated, among {','.join(data.NAMES)} (default all; the stand-ins "
+                             'need pip install "ovk[datasets]")')
+    parser.add_argument("--input-scaling", choices=INPUT_SCALINGS, default=DEFAULTS.input_scaling,
+                        help="paper-setting inputs: unit-box = each column onto [0,1] (default); unit-ball = then "
+                             "/ sqrt(p); none. Not given by the paper")
+    parser.add_argument("--target-scaling", choices=TARGET_SCALINGS, default=DEFAULTS.target_scaling,
+                        help="regression targets: standardize on the training half (default) or none")
+    parser.add_argument("--r", type=float, default=DEFAULTS.r, help="MONORMA's r (default 1; not given by the paper)")
+    parser.add_argument("--truncation", type=int, default=DEFAULTS.truncation,
+                        help="ONORMA keeps the s most recent coefficients (default: no truncation; not given)")
+    parser.add_argument("--classification-loss", choices=CLASSIFICATION_LOSSES, default=DEFAULTS.classification_loss,
+                        help="online loss on Dermatology's one-hot targets (default squared; not given)")
+    parser.add_argument("--batch-lams", type=_numbers, default=None,
+                        help=f"comma-separated lam grid of the batch CV (default {','.join(map(str, DEFAULTS.batch_lams))})")
+    parser.add_argument("--max-examples", type=_size, default=None,
+                        help=f"rows of each data set for Figure 1 and Table 3, or 'all' (default {DEFAULTS.max_examples})")
+    parser.add_argument("--sweep-max-examples", type=_size, default=None,
+                        help=f"rows of each data set for Figure 2, or 'all' (default {DEFAULTS.sweep_max_examples})")
+    parser.add_argument("--sweep-points", type=int, default=None,
+                        help=f"kernel-parameter values per sweep of Figure 2 (default {DEFAULTS.sweep_points})")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.set_defaults(run=run)
+
+
+def settings_from(args) -> Settings:
+    """The run's settings: the defaults, ``--quick``'s sizes, then every option given explicitly."""
+    values = dict(engine=args.engine, seed=args.seed, datasets=args.datasets, input_scaling=args.input_scaling,
+                  target_scaling=args.target_scaling, r=args.r, truncation=args.truncation,
+                  classification_loss=args.classification_loss, quick=args.quick)
+    if args.quick:
+        values.update(QUICK)
+    sizes = dict(batch_lams=args.batch_lams, max_examples=args.max_examples,
+                 sweep_max_examples=args.sweep_max_examples, sweep_points=args.sweep_points)
+    values.update({name: None if value == "all" else value for name, value in sizes.items() if value is not None})
+    return dataclasses.replace(DEFAULTS, **values)
+
+
+def run(args) -> int:
+    settings = settings_from(args)
+    try:
+        import matplotlib  # noqa: F401  (the figures; optional extra "plots")
+    except ImportError:
+        print('ovk-check reproduce: error: the figures need the optional extra \'plots\': pip install "ovk[plots]"',
+              file=sys.stderr)
+        return 2
+    from ovk_experiments.reproduce import reproduce   # imports matplotlib, so only here
+    command = "ovk-check reproduce " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["reproduce"] else "ovk-check reproduce"
+    try:
+        paths = reproduce(settings, args.out, command=command.strip(), progress=not args.no_progress)
+    except MissingExtraError as error:
+        print(f"ovk-check reproduce: error: {error}", file=sys.stderr)
+        return 2
+    for name, path in paths.items():
+        print(f"wrote {path}")
+    return 0

@@ -1,0 +1,46 @@
+"""One-line helpers for a third party's own test suite (after sklearn's ``check_estimator`` and
+``parametrize_with_checks``)::
+
+    from proofs_check.conformance import assert_conforms
+    def test_my_engine_conforms():
+        assert_conforms(my_engine)
+
+    from proofs_check.conformance import parametrize_with_vectors
+    @parametrize_with_vectors(my_engine)          # one test per golden vector, ids "onorma:<case id>"
+    def test_my_engine(implementation, check):
+        check(implementation)
+"""
+from __future__ import annotations
+
+import functools
+
+from proofs_check.conformance.protocol import offered
+from proofs_check.conformance.runner import check_case, run
+from proofs_check.conformance.vectors import ALGORITHMS, Case, load_cases
+
+
+def assert_conforms(implementation, algorithms=ALGORITHMS) -> None:
+    """AssertionError listing every failing case (and its first diverging round) unless all offered cases pass."""
+    report = run(implementation, algorithms)
+    if not report.passed:
+        raise AssertionError("implementation does not conform to the golden vectors:\n" + report.text(verbose=True))
+
+
+def _assert_case(case: Case, implementation) -> None:
+    function = offered(implementation).get(case.algorithm)
+    if function is None:
+        raise AssertionError(f"{case.name}: the implementation offers no {case.algorithm}")
+    outcome = check_case(function, case)
+    if outcome.status != "pass":
+        raise AssertionError(f"{case.name} ({case.comment}): {outcome.line()}\n{outcome.message}")
+
+
+def parametrize_with_vectors(implementation, algorithms=None):
+    """``pytest.mark.parametrize`` over ``(implementation, check)``, one check per case of the offered algorithms."""
+    import pytest
+
+    algorithms = algorithms or tuple(name for name in ALGORITHMS if name in offered(implementation))
+    cases = load_cases(algorithms)
+    return pytest.mark.parametrize(("implementation", "check"),
+                                   [(implementation, functools.partial(_assert_case, case)) for case in cases],
+                                   ids=[case.name for case in cases])

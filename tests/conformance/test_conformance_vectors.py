@@ -1,0 +1,98 @@
+"""The stored golden vectors: equal to a fresh generation, versioned, small, and covering what issue 4 lists."""
+import json
+
+import numpy as np
+
+import ovk_ref
+from ovk_ref import tolerances
+from proofs_check.conformance import generate, load_cases
+from proofs_check.conformance.vectors import ALGORITHMS, VECTORS_DIR, VECTORS_VERSION, vector_path
+
+
+def test_stored_vectors_equal_a_fresh_generation():
+    for algorithm in ALGORITHMS:
+        fresh = generate.render(generate.vector_file(algorithm))
+        assert vector_path(algorithm).read_text() == fresh, (
+            f"{algorithm}.json differs from a fresh generation: run python -m proofs_check.conformance.generate, "
+            f"bump vectors/VERSION and add a CHANGELOG line")
+
+
+def test_generate_check_mode_reports_a_changed_file(tmp_path, monkeypatch):
+    for algorithm in ALGORITHMS:
+        (tmp_path / f"{algorithm}.json").write_text(vector_path(algorithm).read_text())
+    path = tmp_path / "batch_ridge.json"
+    path.write_text(path.read_text().replace('"referenceDigits": 50', '"referenceDigits": 49'))
+    monkeypatch.setattr(generate, "vector_path", lambda algorithm: tmp_path / f"{algorithm}.json")
+    assert generate.main(["--check"]) == 1
+
+
+def test_files_carry_the_version_and_the_changelog_has_a_line_for_it():
+    for algorithm in ALGORITHMS:
+        stored = json.loads(vector_path(algorithm).read_text())
+        assert stored["vectorsVersion"] == VECTORS_VERSION
+        assert stored["numberOfCases"] == len(stored["cases"])
+    assert f"## {VECTORS_VERSION} " in (VECTORS_DIR / "CHANGELOG.md").read_text()
+
+
+def test_vectors_are_small():
+    assert sum(vector_path(algorithm).stat().st_size for algorithm in ALGORITHMS) < 2_000_000
+
+
+def test_every_tolerance_is_the_named_constant_with_a_reason():
+    for algorithm in ALGORITHMS:
+        for case in json.loads(vector_path(algorithm).read_text())["cases"]:
+            tolerance = case["tolerance"]
+            module, _, name = tolerance["constant"].rpartition(".")
+            assert module == "ovk_ref.tolerances" and tolerance["rtol"] == getattr(tolerances, name), case["id"]
+            assert len(tolerance["reason"]) > 40, case["id"]
+
+
+def test_case_ids_are_unique():
+    names = [case.name for case in load_cases()]
+    assert len(names) == len(set(names))
+
+
+def _cases(algorithm):
+    return {case.id: case for case in load_cases((algorithm,))}
+
+
+def test_onorma_cases_cover_kernels_losses_schedules_and_dimensions():
+    cases = _cases("onorma")
+    kernel_types = {ovk_ref.as_kernel(case.arguments["kernel"]).to_dict()["type"] for case in cases.values()}
+    assert {"gaussian_separable", "linear_quadratic", "feature", "sum"} <= kernel_types
+    assert {ovk_ref.as_loss(case.arguments["loss"]).name for case in cases.values()} == {
+        "squared", "norm", "huber", "epsilon_insensitive", "hinge", "softmax"}
+    truncations = [case.arguments.get("truncation") for case in cases.values()]
+    assert None in truncations
+    assert {spec["type"] for spec in truncations if spec} == {"window", "theorem2"}
+    assert {case.Y.shape[1] for case in cases.values()} >= {1, 2, 3}
+
+
+def test_truncation_cases_actually_drop_coefficients():
+    for case in _cases("onorma").values():
+        if "truncation" in case.arguments:
+            rounds = np.arange(1, len(case.X) + 1)
+            assert np.any(case.expected["support_sizes"] < rounds), case.id
+
+
+def test_onorma_edge_streams():
+    cases = _cases("onorma")
+    assert len(cases["single-example"].X) == 1
+    assert np.all(cases["repeated-inputs"].X == cases["repeated-inputs"].X[0])
+    zero = cases["zero-targets"]
+    assert np.all(zero.Y == 0) and np.all(zero.expected["predictions"] == 0)
+
+
+def test_monorma_cases_cover_m_r_and_degenerate_weights():
+    cases = _cases("monorma")
+    assert {len(case.arguments["kernels"]) for case in cases.values()} == {2, 3}
+    assert len({case.arguments["r"] for case in cases.values()}) >= 3
+    all_zero = cases["all-zero-gamma"]
+    assert np.all(all_zero.expected["gamma"][0] == 0)
+    assert np.all(all_zero.expected["weights"][0] == 0.5)        # delta_1 = delta_0 = 1/m kept (E22)
+    assert np.all(cases["absorbing-zero"].expected["weights"][:, 0] == 0)   # delta^1 = 0 for ever (6.3)
+
+
+def test_batch_cases_cover_separable_non_separable_and_general_kernels():
+    types = {ovk_ref.as_kernel(case.arguments["kernel"]).to_dict()["type"] for case in _cases("batch_ridge").values()}
+    assert {"gaussian_separable", "linear_quadratic", "feature", "sum"} <= types

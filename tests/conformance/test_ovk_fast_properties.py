@@ -1,0 +1,282 @@
+"""ovk_fast computes what ovk_ref computes: every record field on random streams, and the batch system (C25).
+
+Two float64 computations of one quantity in different summation orders agree to IDENTITY_RTOL of the field's
+scale when the update is a continuous function of its inputs: losses with continuous gradients (squared,
+Huber, softmax) here; the kinked losses are covered by the golden vectors. The engine's block size and its
+rescale threshold are drawn too, so block boundaries and scale folds happen within a dozen rounds.
+"""
+import importlib
+from contextlib import ExitStack
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import ovk_fast
+import ovk_ref
+from ovk_ref import tolerances
+from proofs_check import strategies
+
+onorma_module = importlib.import_module("ovk_fast.onorma")
+monorma_module = importlib.import_module("ovk_fast.monorma")
+batch_module = importlib.import_module("ovk_fast.batch")
+
+SMOOTH_LOSSES = ["squared", {"type": "huber", "delta": 0.5}, "softmax"]
+
+
+def engine_settings():
+    """(rounds per block, rescale threshold): tiny blocks and a threshold that folds the scale every few rounds."""
+    return st.tuples(st.sampled_from([1, 2, 3, onorma_module.BLOCK_ROUNDS]), st.sampled_from([0.9, onorma_module.RESCALE_BELOW]))
+
+
+def _engine(settings):
+    block, rescale = settings
+    stack = ExitStack()
+    for module in (onorma_module, monorma_module):
+        stack.enter_context(mock.patch.object(module, "BLOCK_ROUNDS", block))
+        stack.enter_context(mock.patch.object(module, "RESCALE_BELOW", rescale))
+    return stack
+
+
+def term_scales(X, Y, kernels, reference, eta) -> dict:
+    """Per field, a bound on the terms it is summed from, for ``A = sum_t ||alpha_tt||`` (a bound on any sum of
+    coefficients, shrinking only decreases them) and ``k = max_i ||K(x_i, x_i)||`` (it bounds every block of a
+    PSD kernel: ``||K(x, z)|| <= sqrt(||K(x, x)|| ||K(z, z)||)``): predictions <= m k A, norms <= m k A^2,
+    coefficients <= eta (m k A + max ||y|| + 1) (the gradient z - y, or softmax(z) - y).
+    Round-off is relative to these terms, not to the result: ``||f||^2`` of a coefficient nearly orthogonal
+    to ``K(x, x)`` is a difference of much larger terms. MONORMA multiplies every scale by its delta
+    conditioning (below)."""
+    k = max(np.linalg.norm(ovk_ref.as_kernel(kernel)(x, x), ord=2) for kernel in kernels for x in X)
+    new = np.linalg.norm(reference.new_coefficients, axis=1)
+    A = np.sum(new)
+    m = len(kernels)
+    gradient = m * k * A + np.max(np.linalg.norm(Y, axis=1)) + 1
+    scales = {"predictions": m * k * A, "rkhs_norm2": m * k * A * A, "gamma": k * A * A, "weights": 1.0,
+              "new_coefficients": eta * gradient, "coefficients": eta * gradient}
+    if hasattr(reference, "gamma"):
+        amplification = delta_conditioning(reference.gamma, new, k, A)
+        scales = {name: amplification * scale for name, scale in scales.items()}
+    return scales
+
+
+def delta_conditioning(gamma, new, k, A) -> float:
+    """``1 + sum_t max_j terms^j_t / gamma^j_t``, ``terms`` bounding the three terms of the gamma recursion (spec 6.2):
+    gamma^j_t is computed with a relative error of about eps times this ratio, and delta_t is a product of powers
+    of gamma_1..gamma_t (spec 6.3), so to first order the relative errors add up in delta and from delta reach
+    every field. Exactly-zero gammas are exact in both runs (zero coefficients) and are skipped."""
+    previous = np.vstack([np.zeros((1, gamma.shape[1])), gamma[:-1]])
+    terms = previous + (k * new**2 + 2 * k * A * new)[:, None]
+    ratio = np.divide(terms, gamma, out=np.zeros_like(gamma), where=gamma > 0)
+    return 1.0 + float(np.sum(np.max(ratio, axis=1)))
+
+
+def assert_same_record(fast, reference, scales):
+    """Float fields within IDENTITY_RTOL of the larger of their scale max|reference| and their terms' scale;
+    integer fields (counts) exactly."""
+    for name, expected in reference.to_dict().items():
+        actual = getattr(fast, name)
+        assert actual.shape == expected.shape, name
+        if expected.dtype.kind == "i":
+            assert np.array_equal(actual, expected), name
+            continue
+        scale = max(np.max(np.abs(expected)), scales[name])
+        error = np.max(np.abs(actual - expected))
+        assert error <= tolerances.IDENTITY_RTOL * scale, f"{name}: error {error:.3g} at scale {scale:.3g}"
+
+
+@st.composite
+def smooth_losses(draw, d):
+    return draw(st.sampled_from(SMOOTH_LOSSES if d >= 2 else SMOOTH_LOSSES[:2]))
+
+
+@st.composite
+def truncations(draw, n):
+    return draw(st.one_of(st.none(), st.integers(1, n + 1),
+                          st.builds(ovk_ref.theorem2_schedule, st.integers(1, 4), st.floats(0.05, 0.45))))
+
+
+@given(data=st.data())
+def test_onorma_matches_the_reference(data):
+    d, p = data.draw(strategies.dimensions, label="d"), data.draw(strategies.dimensions, label="p")
+    kernel = data.draw(strategies.kernels(d, p), label="kernel")
+    loss = data.draw(smooth_losses(d), label="loss")
+    X, Y = data.draw(strategies.streams(p, d, loss=loss, max_n=12), label="stream")
+    lam, eta = data.draw(strategies.step_parameters(), label="lam, eta")
+    truncation = data.draw(truncations(len(X)), label="truncation")
+    reference = ovk_ref.onorma(X, Y, kernel, lam=lam, eta=eta, loss=loss, truncation=truncation)
+    with _engine(data.draw(engine_settings(), label="engine")):
+        fast = ovk_fast.onorma(X, Y, kernel.to_dict(), lam=lam, eta=eta, loss=loss, truncation=truncation)
+    assert_same_record(fast, reference, term_scales(X, Y, [kernel], reference, eta))
+
+
+def test_onorma_norm_that_cancels_is_judged_against_its_terms():
+    """Found by Hypothesis: alpha = (1/4, -1/4) is orthogonal to 11^T, so ||f_1||^2 = <K(x,x) alpha, alpha> keeps only
+    the (1 - mu) s^2 part (~5e-13) of terms ~1e-7; the two summation orders differ by ~5e-23."""
+    kernel = ovk_ref.WeightedSum([(1.071887159211611, ovk_ref.LinearQuadratic(0.7578125, 2))])
+    X, Y = np.array([[0.001953125]]), np.array([[1.0, 0.0]])
+    reference = ovk_ref.onorma(X, Y, kernel, lam=1.0, eta=0.5, loss="softmax")
+    fast = ovk_fast.onorma(X, Y, kernel, lam=1.0, eta=0.5, loss="softmax")
+    assert_same_record(fast, reference, term_scales(X, Y, [kernel], reference, 0.5))
+
+
+def test_monorma_weights_with_a_nearly_cancelling_gamma_are_judged_by_their_conditioning():
+    """Found by Hypothesis: x = 0, so g^j = B_j sum_i alpha_i; the shrink and the new coefficient nearly cancel in
+    sum_i alpha_i, gamma_t is a small difference of larger terms, and r = 1 multiplies the ratio of the two
+    kernels' weights by sqrt(gamma^1_t / gamma^2_t) every round: the weights differ by ~3e-10 between two
+    summation orders, inside the tolerance scaled by the run's delta conditioning."""
+    kernels = [{"type": "gaussian_separable", "mu": 1.0, "B": [[2.0]]},
+               {"type": "gaussian_separable", "mu": 1.0, "B": [[1.125]]}]
+    X, Y = np.zeros((5, 1)), np.array([[0.0], [1.0], [0.0], [0.0], [0.0]])
+    reference = ovk_ref.monorma(X, Y, kernels, lam=0.5, eta=1.0, r=1.0)
+    with _engine((1, 0.9)):
+        fast = ovk_fast.monorma(X, Y, kernels, lam=0.5, eta=1.0, r=1.0)
+    assert_same_record(fast, reference, term_scales(X, Y, kernels, reference, 1.0))
+
+
+@st.composite
+def positive_definite_kernels(draw, d):
+    """Gaussian kernels with a positive definite output matrix: gamma = ||g||^2 stays away from the round-off
+    level, where delta's update (a power 1/(r+1) of gamma) is not Lipschitz."""
+    mu = draw(st.floats(0.1, 10.0))
+    B = ovk_ref.paper_J(d) * draw(st.floats(0.2, 2.0))
+    return {"type": "gaussian_separable", "mu": mu, "B": B.tolist()}
+
+
+@given(data=st.data())
+def test_monorma_matches_the_reference(data):
+    d, p = data.draw(strategies.dimensions, label="d"), data.draw(strategies.dimensions, label="p")
+    kernels = data.draw(st.lists(positive_definite_kernels(d), min_size=1, max_size=3), label="kernels")
+    loss = data.draw(smooth_losses(d), label="loss")
+    X, Y = data.draw(strategies.streams(p, d, loss=loss, max_n=12), label="stream")
+    lam, eta = data.draw(strategies.step_parameters(), label="lam, eta")
+    r = data.draw(st.floats(0.25, 4.0), label="r")
+    reference = ovk_ref.monorma(X, Y, kernels, lam=lam, eta=eta, r=r, loss=loss)
+    with _engine(data.draw(engine_settings(), label="engine")):
+        fast = ovk_fast.monorma(X, Y, kernels, lam=lam, eta=eta, r=r, loss=loss)
+    assert_same_record(fast, reference, term_scales(X, Y, kernels, reference, eta))
+
+
+def assert_solves_the_batch_system(X, Y, kernel, lam, coefficients):
+    """``(G + t lam I) c = vec(Y)`` (spec 7.1) with the reference Gram matrix, to a backward-error bound."""
+    t = len(X)
+    system = ovk_ref.gram(kernel, X) + t * lam * np.eye(system_size := t * Y.shape[1])
+    c = coefficients.reshape(system_size)
+    residual = np.max(np.abs(system @ c - Y.reshape(-1)))
+    bound = tolerances.IDENTITY_RTOL * (np.max(np.abs(system).sum(axis=1)) * np.max(np.abs(c)) + np.max(np.abs(Y)))
+    assert residual <= bound
+
+
+@given(data=st.data())
+def test_batch_ridge_solves_the_system(data):
+    d, p = data.draw(strategies.dimensions, label="d"), data.draw(strategies.dimensions, label="p")
+    kernel = data.draw(strategies.kernels(d, p), label="kernel")
+    X, Y = data.draw(strategies.streams(p, d, max_n=12), label="stream")
+    lam = data.draw(st.floats(1e-3, 10.0), label="lam")
+    assert_solves_the_batch_system(X, Y, kernel, lam, ovk_fast.batch_ridge(X, Y, kernel.to_dict(), lam=lam))
+
+
+@pytest.mark.parametrize("scalar", [ovk_ref.Gaussian(0.7), ovk_ref.Polynomial(2, 1.0)], ids=["gaussian", "polynomial"])
+def test_batch_ridge_with_many_distinct_output_eigenvalues_takes_the_eigendecomposition_path(scalar):
+    d = batch_module.CHOLESKY_SOLVES_PER_EIGH + 1    # d distinct eigenvalues of B: spec 7.2 through K_s = U diag(s) U^T
+    rng = np.random.default_rng(7)
+    R = rng.standard_normal((d, d + 2))
+    kernel = ovk_ref.Separable(scalar, R @ R.T / d)
+    assert len(batch_module._eigenvalue_groups(np.linalg.eigvalsh(kernel.B))) == d
+    X, Y = rng.uniform(size=(9, 2)), rng.standard_normal((9, d))
+    assert_solves_the_batch_system(X, Y, kernel, 0.05, ovk_fast.batch_ridge(X, Y, kernel, lam=0.05))
+
+
+@pytest.mark.parametrize("d", [1, 2, 10])
+def test_the_paper_output_matrix_needs_at_most_two_factorisations(d):
+    """spec 3.1: J = 0.9 I + 0.1 11^T has eigenvalues 0.9 (d - 1 times) and 0.9 + 0.1 d."""
+    groups = batch_module._eigenvalue_groups(np.linalg.eigvalsh(ovk_ref.paper_J(d)))
+    assert [len(group) for group in groups] == ([1] if d == 1 else [d - 1, 1])
+
+
+BAD_INPUTS = [
+    (dict(lam=-1.0), ValueError, "lam must be > 0"),
+    (dict(eta=20.0), ValueError, "eta\\*lam must be < 1"),
+    (dict(precision=50), ValueError, "precision must be None"),
+    (dict(loss="cubic"), ValueError, "unknown loss"),
+    (dict(truncation=0), ValueError, "truncation must be >= 1"),
+]
+
+
+@pytest.mark.parametrize("change, error, message", BAD_INPUTS, ids=[m for _, _, m in BAD_INPUTS])
+def test_onorma_rejects_bad_parameters_before_any_work(change, error, message):
+    arguments = dict(lam=0.1, eta=1.0, loss="squared") | change
+    X, Y = np.zeros((3, 2)), np.zeros((3, 2))
+    with pytest.raises(error, match=message):
+        ovk_fast.onorma(X, Y, ovk_ref.gaussian_separable(1.0, 2).to_dict(), **arguments)
+
+
+def test_bad_shapes_and_parameters_name_the_parameter():
+    kernel = ovk_ref.gaussian_separable(1.0, 2)
+    with pytest.raises(ValueError, match="Y must have the kernel's output dimension d = 2"):
+        ovk_fast.onorma(np.zeros((3, 2)), np.zeros((3, 3)), kernel, lam=0.1, eta=1.0)
+    with pytest.raises(ValueError, match="r must be > 0"):
+        ovk_fast.monorma(np.zeros((3, 2)), np.zeros((3, 2)), [kernel], lam=0.1, eta=1.0, r=0.0)
+    with pytest.raises(ValueError, match="X and Y must have the same number of rows"):
+        ovk_fast.batch_ridge(np.zeros((3, 2)), np.zeros((2, 2)), kernel, lam=0.1)
+
+
+class _ShiftedGaussian(ovk_ref.OperatorKernel):
+    """A kernel class ovk_fast does not know, ``exp(-||x - z||^2) R R^T`` (PSD): it takes the explicit-block path."""
+
+    d, p = 2, 2
+    R = np.array([[1.0, 0.5], [0.0, 0.7]])
+
+    def __call__(self, x, z):
+        diff = x - z
+        return np.exp(-np.dot(diff, diff)) * (self.R @ self.R.T)
+
+    def to_dict(self):
+        return {"type": "shifted_gaussian"}
+
+
+def test_an_unknown_kernel_class_takes_the_generic_path_and_agrees():
+    kernel = _ShiftedGaussian()
+    rng = np.random.default_rng(3)
+    X, Y = rng.uniform(size=(9, 2)), rng.standard_normal((9, 2))
+    for truncation in (None, 3):
+        reference = ovk_ref.onorma(X, Y, kernel, lam=0.1, eta=0.5, truncation=truncation)
+        fast = ovk_fast.onorma(X, Y, kernel, lam=0.1, eta=0.5, truncation=truncation)
+        assert_same_record(fast, reference, term_scales(X, Y, [kernel], reference, 0.5))
+    reference = ovk_ref.monorma(X, Y, [kernel, ovk_ref.gaussian_separable(1.0, 2)], lam=0.1, eta=0.5, r=2.0)
+    fast = ovk_fast.monorma(X, Y, [kernel, ovk_ref.gaussian_separable(1.0, 2)], lam=0.1, eta=0.5, r=2.0)
+    assert_same_record(fast, reference, term_scales(X, Y, [kernel], reference, 0.5))
+    assert_solves_the_batch_system(X, Y, kernel, 0.1, ovk_fast.batch_ridge(X, Y, kernel, lam=0.1))
+
+
+def test_monorma_literal_all_zero_gives_nan_weights_as_the_reference():
+    """all_zero="literal": the 0/0 of an all-zero round is NaN, and stays NaN (spec 6.3, E22)."""
+    kernels = [ovk_ref.gaussian_separable(0.5, 2), ovk_ref.gaussian_separable(2.0, 2)]
+    X, Y = np.random.default_rng(4).uniform(size=(4, 2)), np.ones((4, 2))
+    Y[0] = 0.0
+    reference = ovk_ref.monorma(X, Y, kernels, lam=0.1, eta=0.3, r=2.0, all_zero="literal")
+    fast = ovk_fast.monorma(X, Y, kernels, lam=0.1, eta=0.3, r=2.0, all_zero="literal")
+    assert np.all(np.isnan(reference.weights)) and np.all(np.isnan(fast.weights))
+
+
+@pytest.mark.parametrize("truncation", [None, ovk_ref.theorem2_schedule(50, 0.3)], ids=["untruncated", "theorem2"])
+def test_a_stream_longer_than_two_blocks_matches_the_reference(truncation):
+    """The default block size, with blocks that start after drops and a ring buffer that wraps."""
+    n = 2 * onorma_module.BLOCK_ROUNDS + 8
+    X, Y = ovk_ref.synthetic(n, p=2, d=2, seed=5)
+    kernel = ovk_ref.gaussian_separable(0.5, 2)
+    reference = ovk_ref.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=truncation)
+    fast = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=truncation)
+    assert_same_record(fast, reference, term_scales(X, Y, [kernel], reference, 0.5))
+    if truncation is not None:
+        assert fast.support_sizes[-1] < onorma_module.BLOCK_ROUNDS < n
+
+
+def test_monorma_longer_than_a_block_matches_the_reference():
+    n = onorma_module.BLOCK_ROUNDS + 8
+    X, Y = ovk_ref.synthetic(n, p=2, d=2, seed=6)
+    kernels = [ovk_ref.gaussian_separable(0.5, 2), ovk_ref.gaussian_separable(2.0, 2)]
+    reference = ovk_ref.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
+    fast = ovk_fast.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
+    assert_same_record(fast, reference, term_scales(X, Y, kernels, reference, 0.5))
