@@ -24,9 +24,75 @@ IDENTITY_ATOL = 1e-12
 DELTA_NORMALISATION = 1e-12
 
 # --- float64 against 50-digit mpmath (issue 2, item 4) ----------------------------------------
-#: a float64 run against a 50-digit run of the same case, relative to the scale of the field.
-#: ONORMA/MONORMA rounds are contractions (shrink factor < 1) plus one gradient step, so the
-#: float64 error grows at most linearly in t: with t <= 60 rounds, kernels of norm <= 10 and the
-#: delta update's powers, the observed error is below 1e-13; 1e-9 bounds it with margin and is
-#: still 40 orders of magnitude above the 50-digit run's own error.
+#: a float64 run against a 50-digit run of the same case, relative to the scale (max |entry|) of
+#: the field. A round is not a contraction in general (with eta_1 kappa^2 > 2 the runs diverge,
+#: spec E30), but its float64 error stays relative to the size of the numbers it combines:
+#: measured (tests/ref/test_ref_precision.py cases, and t <= 60 on the synthetic data) the error is
+#: at most 5e-15, also for a diverging run whose predictions reach 1e27 (the paper's non-separable
+#: setting, E30) and for the delta update's powers; a batch solve loses about log10(condition
+#: number) digits (3e-15 at condition 80). 1e-9 bounds all of this with a wide margin and is still
+#: 40 orders of magnitude above the 50-digit run's own error.
 FLOAT64_VS_MPMATH_RTOL = 1e-9
+
+# --- runs against exact (sympy) values ----------------------------------------------------------
+#: a 50-digit mpmath run of a tiny case (t <= 3, a few dozen operations on O(1) numbers) against
+#: its exact sympy value, relative to the scale of the field: each operation rounds at about
+#: 1e-50, so the error stays below 1e-47; 1e-40 has a wide margin and still fails at once if the
+#: run silently fell back to float64 (error ~1e-16).
+MPMATH_VS_EXACT_RTOL = 1e-40
+
+# --- experiments (ovk_experiments, spec E30) ---------------------------------------------------
+#: an online run is reported as diverged from the first round whose squared prediction error exceeds
+#: this multiple of the zero predictor's mean error ``mean ||y||^2``. A stable run's errors stay within
+#: a small multiple of it (its predictions are shrunk sums of bounded steps), while the paper's
+#: non-separable synthetic setting passes 1e50 times it by round 40 (spec E30(a)); 1e6 sits far from both.
+DIVERGENCE_FACTOR = 1e6
+
+# --- claim margins (proofs_check.claims, issue 3) -----------------------------------------------
+#: a float64 margin within this relative distance of 0 is not trusted either way: the instance is
+#: recomputed with ovk_ref at RECHECK_DIGITS digits (issue 3, item 4). Float64 round-off in our runs is
+#: below 1e-13 relative (see FLOAT64_VS_MPMATH_RTOL), so 1e-9 leaves a factor 1e4 of headroom.
+NEAR_ZERO_MARGIN = 1e-9
+#: decimal digits of that recomputation (issue 3: "ovk_ref precision=50")
+RECHECK_DIGITS = 50
+#: at RECHECK_DIGITS digits, a margin above -this (relative) is a tie, not a violation: a tight bound
+#: (e.g. ||alpha_tt|| = eta_t C for the norm loss, Prop. 1(i)) computed with O(100) roundings at 1e-50
+#: lands within ~1e-48 of 0 on either side; 1e-40 is far above that and far below any real violation.
+HIGH_PRECISION_TIE = 1e-40
+#: comparisons of integers or exact 0/1 facts (supports, kernel-evaluation counts) return margin
+#: +-this per mismatch: away from 0 so that they are never mistaken for near-zero float margins.
+DISCRETE_MARGIN = 0.5
+
+# --- conformance vectors (proofs_check.conformance, issue 4) -----------------------------------
+#: what a float64 implementation must meet on a golden vector, per field, relative to the field's
+#: scale max|expected| (expected = ovk_ref at 50 digits). The cases are built so that float64
+#: round-off stays near 1e-14 relative: at most 25 rounds, kernel norms and eta_1 kappa^2 of order 1,
+#: batch systems with condition number below BATCH_CONDITION_LIMIT. 1e-9 leaves a margin of about
+#: 1e4 for other summation orders (vectorised, GPU), while every wrong step the suite guards against
+#: (a skipped shrink, eta_{t+1}, the misparsed exponents, a window off by one, K(x_i, x)) moves a
+#: field by more than 1e-3 of its scale.
+CONFORMANCE_RTOL = 1e-9
+#: a batch case's system ``G + t lam I`` has condition number at most this (the generator refuses
+#: others): float64 solves lose about log10(cond) digits, so 1e4 keeps the error near 1e-12, well
+#: inside CONFORMANCE_RTOL.
+BATCH_CONDITION_LIMIT = 1e4
+#: ovk_fast's separable batch solver (spec 7.2) solves the columns whose eigenvalues of B differ by at most
+#: this, relative to max|eig(B)|, with one Cholesky factor (the paper's J has only two distinct
+#: eigenvalues, which eigh returns a few ulps apart). Using one value for a group perturbs the system by
+#: this relative amount, the size of the solver's own round-off and 100x below IDENTITY_RTOL.
+EIGENVALUE_TIE = 1e-12
+
+# --- inequalities that can hold with equality ----------------------------------------------------
+#: relative margin for an inequality checked in float64 whose two sides can tie (spec 11
+#: "Tolerances"), e.g. the subgradient inequality on an affine piece of a loss, or convexity on a
+#: segment where the loss is linear: both sides are a few float64 operations on the same numbers,
+#: so a tie shows as a difference of a few eps times the magnitude of the terms; 1e-12 of that
+#: magnitude covers it and is far below any real violation.
+INEQUALITY_RTOL = 1e-12
+
+# --- underflow -----------------------------------------------------------------------------------
+#: absolute floor added to float64 comparisons whose values may fall below the smallest normal
+#: number (2.2e-308), e.g. squared norms of expansions with coefficients or kernels near 1e-160:
+#: subnormal numbers carry absolute, not relative, precision (steps of 4.9e-324), so a relative
+#: tolerance alone fails on values that agree to every representable digit.
+UNDERFLOW_ATOL = 2.2250738585072014e-308

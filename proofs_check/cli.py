@@ -9,7 +9,7 @@ import importlib
 import sys
 
 #: sub-command modules under proofs_check.commands, in the order ``--help`` lists them
-COMMANDS = ("demo",)
+COMMANDS = ("demo", "notebooks", "reproduce", "conform", "claims", "verify")
 
 
 def build_parser() -> argparse.ArgumentParser:

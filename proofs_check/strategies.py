@@ -3,28 +3,56 @@
 Small sizes (streams of at most a few dozen rounds, d <= 4, p <= 4) so that shrinking gives readable
 counterexamples; magnitudes bounded so that float64 round-off stays far below the checked margins.
 Compose them: ``kernels(d, p)``, ``streams(p, d, ...)``, ``step_parameters()``, ``losses()``.
+The claim checks (proofs_check.claims) draw plain JSON-able instance dicts: ``onorma_instances(regime)`` (a
+regime satisfies a claim's hypotheses, or breaks exactly one: ``hyp3_without_lam``), ``monorma_instances()``,
+``kernel_point_sets()``, ``loss_points()``; kernels come with their kappa^2 on the box (``kernels_with_kappa2``).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from hypothesis import assume
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import ovk_ref
+from proofs_check import constants
 
 FLOATS = dict(allow_nan=False, allow_infinity=False, allow_subnormal=False)
 
 
+#: smallest non-zero magnitude of a drawn entry, relative to its bound: squares of smaller numbers underflow
+#: (1e-180^2 = 0 in float64) and turn identities into noise without adding any mathematics
+TINY = 1e-8
+
+
+def _entries(low: float, high: float):
+    """Floats in [low, high] that are 0 or at least TINY * max(|low|, |high|) in magnitude."""
+    floor = TINY * max(abs(low), abs(high))
+    options = [st.just(0.0)] if low <= 0.0 <= high else []
+    if high >= floor:
+        options.append(st.floats(max(low, floor), high, **FLOATS))
+    if low <= -floor:
+        options.append(st.floats(low, min(high, -floor), **FLOATS))
+    return st.one_of(*options)
+
+
 def unit_interval_arrays(shape):
     """Arrays with entries in [0, 1] (the paper's input box)."""
-    return hnp.arrays(float, shape, elements=st.floats(0.0, 1.0, **FLOATS))
+    return hnp.arrays(float, shape, elements=_entries(0.0, 1.0))
 
 
 def bounded_arrays(shape, bound=1.0):
-    return hnp.arrays(float, shape, elements=st.floats(-bound, bound, **FLOATS))
+    return hnp.arrays(float, shape, elements=_entries(-bound, bound))
 
 
 dimensions = st.integers(1, 4)
+
+
+def weights():
+    """Non-negative weights: exactly 0, or in [1e-3, 2] (a weight like 1e-242 only makes underflow, not mathematics)."""
+    return st.one_of(st.just(0.0), st.floats(1e-3, 2.0, **FLOATS))
 
 
 @st.composite
@@ -43,7 +71,7 @@ def separable_kernels(draw, d: int):
         st.builds(ovk_ref.Gaussian, mu=st.floats(1e-3, 1e2, **FLOATS)),
         st.just(ovk_ref.Linear()),
         st.builds(ovk_ref.Polynomial, degree=st.integers(1, 3), offset=st.floats(0.0, 1.0, **FLOATS)),
-        st.builds(ovk_ref.Constant, c=st.floats(0.0, 2.0, **FLOATS)),
+        st.builds(ovk_ref.Constant, c=weights()),
     ))
     return ovk_ref.Separable(scalar, B)
 
@@ -62,7 +90,7 @@ def feature_kernels(draw, d: int, p: int):
 
 @st.composite
 def weighted_sums(draw, d: int, p: int):
-    terms = draw(st.lists(st.tuples(st.floats(0.0, 2.0, **FLOATS),
+    terms = draw(st.lists(st.tuples(weights(),
                                     st.one_of(separable_kernels(d), linear_quadratic_kernels(d))), min_size=1, max_size=3))
     return ovk_ref.WeightedSum(terms)
 
@@ -104,7 +132,8 @@ def streams(draw, p: int, d: int, *, loss="squared", min_n: int = 1, max_n: int 
         return X, np.eye(d)[classes]
     Y = draw(bounded_arrays((n, d), bound=y_bound))
     norms = np.linalg.norm(Y, axis=1, keepdims=True)
-    return X, np.where(norms > y_bound, Y * (y_bound / np.maximum(norms, 1e-300)), Y)
+    # rescaled rows get a few ulps of room, so that ||y|| <= y_bound survives the rounding of the division
+    return X, np.where(norms > y_bound, Y * (y_bound / np.maximum(norms, 1e-300) * (1 - 4 * np.finfo(float).eps)), Y)
 
 
 @st.composite
@@ -116,3 +145,147 @@ def problems(draw, *, feature: bool = True, max_n: int = 12):
     X, Y = draw(streams(p, d, loss=loss, max_n=max_n))
     lam, eta = draw(step_parameters())
     return {"kernel": kernel, "X": X, "Y": Y, "lam": lam, "eta": eta, "loss": loss}
+
+
+# --- claim instances (issue 3): plain JSON-able dicts, so a shrunk counterexample can be pasted back ----------
+#
+# Every instance dict may hold: "kernel" (portable dict), "p", "d", "X", "Y" (lists), "lam", "eta", "loss",
+# "kappa2" (the kernel's kappa^2 on [0,1]^p, proofs_check.constants), "C" (Lipschitz constant), "C_y"
+# (bound on ||y_t||), "truncation" (None, {"window": s} or {"t0": t0, "epsilon": e}), "kernels", "r".
+
+#: rho = eta * lam drawn over (0, 1), ends included up to these margins (float64 keeps 1 - rho > 0 exact)
+RHO_RANGE = (1e-6, 1.0 - 1e-9)
+
+
+#: kappa^2 drawn within these bounds: beyond them eta = rho / lam (with lam ~ kappa^2) and the bound constants
+#: (~ U^2 / eta) leave the range where float64 margins mean anything (kappa^2 = 1e-294 gave eta_t C_y = inf)
+KAPPA2_RANGE = (1e-8, 1e8)
+
+
+def log_uniform(low: float, high: float):
+    """Floats spread evenly in log scale over [low, high]; shrinks towards 10^0 when inside the range."""
+    return st.floats(np.log10(low), np.log10(high), **FLOATS).map(lambda exponent: float(10.0**exponent))
+
+
+def scaled(kernel, scale: float):
+    """``scale * K`` as an ovk_ref kernel (a feature kernel stays one: ``M -> sqrt(scale) M``)."""
+    if isinstance(kernel, ovk_ref.Feature):
+        return ovk_ref.Feature(np.sqrt(scale) * kernel.M)
+    return ovk_ref.WeightedSum([(scale, kernel)])
+
+
+@st.composite
+def kernels_with_kappa2(draw, d: int, p: int, *, feature: bool = True, feature_only: bool = False,
+                        scale=(1e-3, 1e3)):
+    """``(kernel, kappa2)``: a kernel of spec 3 times a log-uniform scale (so kappa covers small and large
+    values) and its ``kappa^2`` on ``[0,1]^p`` (Hypothesis 1), within KAPPA2_RANGE (> 0: E31)."""
+    base = draw(feature_kernels(d, p)) if feature_only else draw(kernels(d, p, feature=feature))
+    kernel = scaled(base, draw(log_uniform(*scale)))
+    exact = constants.kappa2(kernel, p)
+    kappa2 = float(exact)
+    if kappa2 < exact:   # rounded up, so that the float kappa^2 still bounds ||K(x,x)||_op (Hypothesis 1)
+        kappa2 = math.nextafter(kappa2, math.inf)
+    assume(KAPPA2_RANGE[0] <= kappa2 <= KAPPA2_RANGE[1])
+    return kernel, kappa2
+
+
+def rhos():
+    return st.floats(*RHO_RANGE, **FLOATS)
+
+
+def truncations(n: int):
+    """None, a fixed window ``s`` in [1, n], or the schedule of Theorem 2 (spec 5.3) as a portable dict."""
+    return st.one_of(st.none(), st.builds(lambda s: {"window": s}, st.integers(1, n)),
+                     st.builds(lambda t0, e: {"t0": t0, "epsilon": e}, st.integers(1, 6), st.floats(0.01, 0.49, **FLOATS)))
+
+
+def _portable(kernel, X, Y, **fields) -> dict:
+    return {"kernel": kernel.to_dict(), "p": X.shape[1], "d": Y.shape[1], "X": X.tolist(), "Y": Y.tolist(), **fields}
+
+
+#: the hypothesis sets an ONORMA instance can be drawn under (spec 8)
+REGIMES = ("any", "hyp2", "hyp3", "hyp3_without_lam")
+
+
+@st.composite
+def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, truncation: bool = False,
+                     max_n: int = 10, min_n: int = 1, lam_boundary: bool = True):
+    """An ONORMA instance under ``regime``:
+
+    * ``any``: any loss, any ``lam > 0``, ``rho = eta lam`` in (0, 1);
+    * ``hyp2``: Hyp. 1-2: a Lipschitz loss (``C`` its constant), ``lam`` log-uniform in [1e-3, 1e2];
+    * ``hyp3``: Hyp. 1, 3: squared loss, ``||y_t|| <= C_y``, ``lam = c kappa^2`` with ``c >= 2`` up to ``c = 1e3``
+      (``c = 2`` itself, E17, only with ``lam_boundary``; else ``c > 2`` as the paper states);
+    * ``hyp3_without_lam``: as ``hyp3`` but ``c`` in [1e-3, 2): breaks exactly Hyp. 3(iii) ``lam > 2 kappa^2``.
+    """
+    if regime not in REGIMES:
+        raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
+    d, p = draw(dimensions), draw(dimensions)
+    kernel, kappa2 = draw(kernels_with_kappa2(d, p, feature_only=feature_only))
+    if regime in ("hyp3", "hyp3_without_lam"):
+        loss = "squared"
+    elif regime == "hyp2":
+        loss = draw(losses(d).filter(lambda loss: ovk_ref.as_loss(loss).lipschitz is not None))
+    else:
+        loss = draw(losses(d))
+    C_y = draw(log_uniform(1e-2, 1e2))
+    X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, y_bound=C_y))
+    if regime == "hyp3":
+        c = draw(st.one_of(st.just(2.0), log_uniform(2.0, 1e3)) if lam_boundary else log_uniform(2.0, 1e3).filter(lambda c: c > 2))
+        lam = kappa2 * c
+        assume(lam_boundary or lam > 2 * kappa2)
+    elif regime == "hyp3_without_lam":
+        lam = kappa2 * draw(log_uniform(1e-3, 2.0).filter(lambda c: c < 2.0))
+    else:
+        lam = draw(log_uniform(1e-3, 1e2))
+    eta = draw(rhos()) / lam
+    assume(0 < eta * lam < 1)
+    fields = {"lam": lam, "eta": eta, "loss": loss, "kappa2": kappa2, "C": ovk_ref.as_loss(loss).lipschitz,
+              "C_y": C_y, "truncation": draw(truncations(len(X))) if truncation else None}
+    return _portable(kernel, X, Y, **fields)
+
+
+@st.composite
+def monorma_instances(draw, *, max_n: int = 8, max_m: int = 3, copies: bool = False):
+    """A MONORMA instance: ``m`` kernels with one ``d`` and ``p`` (or ``m`` copies of one kernel), ``r`` log-uniform
+    in [0.1, 10] (``r = 1`` included), any loss, any ``lam``, ``rho`` in (0, 1)."""
+    d, p = draw(dimensions), draw(dimensions)
+    m = draw(st.integers(1, max_m))
+    if copies:
+        kernel = draw(kernels(d, p))
+        kernel_list = [kernel] * m
+    else:
+        kernel_list = draw(st.lists(kernels(d, p), min_size=m, max_size=m))
+    loss = draw(losses(d))
+    X, Y = draw(streams(p, d, loss=loss, max_n=max_n))
+    lam = draw(log_uniform(1e-3, 1e2))
+    eta = draw(rhos()) / lam
+    assume(0 < eta * lam < 1)
+    r = draw(st.one_of(st.just(1.0), log_uniform(0.1, 10.0)))
+    return {"kernels": [kernel.to_dict() for kernel in kernel_list], "p": p, "d": d, "X": X.tolist(), "Y": Y.tolist(),
+            "lam": lam, "eta": eta, "r": r, "loss": loss}
+
+
+@st.composite
+def kernel_point_sets(draw, *, max_k: int = 6, feature_only: bool = False):
+    """A kernel with points ``x_1..x_k`` in ``[0,1]^p``, coefficients ``a_i`` and a probe ``(x, y)`` (spec 2.2-2.3)."""
+    d, p = draw(dimensions), draw(dimensions)
+    kernel, kappa2 = draw(kernels_with_kappa2(d, p, feature_only=feature_only))
+    k = draw(st.integers(1, max_k))
+    X = draw(unit_interval_arrays((k, p)))
+    return {"kernel": kernel.to_dict(), "p": p, "d": d, "kappa2": kappa2, "X": X.tolist(),
+            "A": draw(bounded_arrays((k, d))).tolist(), "x": draw(unit_interval_arrays(p)).tolist(),
+            "y": draw(bounded_arrays(d)).tolist()}
+
+
+@st.composite
+def loss_points(draw):
+    """A loss of spec 4 with a target ``y`` and two predictions ``z``, ``z2`` (entries in [-3, 3]) and ``theta`` in [0, 1]."""
+    d = draw(dimensions)
+    loss = draw(losses(d))
+    if ovk_ref.as_loss(loss).one_hot_targets:
+        y = np.eye(d)[draw(st.integers(0, d - 1))]
+    else:
+        y = draw(bounded_arrays(d, bound=2.0))
+    return {"loss": loss, "d": d, "y": y.tolist(), "z": draw(bounded_arrays(d, bound=3.0)).tolist(),
+            "z2": draw(bounded_arrays(d, bound=3.0)).tolist(), "theta": draw(st.floats(0.0, 1.0, **FLOATS))}

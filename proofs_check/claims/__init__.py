@@ -1,0 +1,8 @@
+"""The registry of the paper's checkable claims (spec 8) and testable errata (spec 9): ``CLAIMS[id]``.
+
+Importing this package registers every claim; ids are stable (``prop2.iv``, ``thm1.predictor``, ...).
+"""
+from proofs_check.claims.base import CLAIMS, Claim, Outcome
+from proofs_check.claims import kernels, losses, onorma, monorma, bounds  # noqa: F401,E402 -- registration order = table order
+
+__all__ = ["CLAIMS", "Claim", "Outcome"]

@@ -1,0 +1,80 @@
+"""What a claim is (issue 3, item 1): a checkable statement of the paper with its search space.
+
+A ``Claim`` has a stable id, the statement in one line, the paper's reference, its hypotheses, the
+expected verdict (``holds``, ``false`` or ``open``), a Hypothesis strategy of instances (plain,
+JSON-able dicts, so that a counterexample can be replayed by pasting it) and ``check(instance, impl,
+precision)`` returning an ``Outcome``: the margin (bound minus observed; negative means violated).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+EXPECTED_VERDICTS = ("holds", "false", "open")
+#: functions an implementation under test may offer (ovk_ref's names)
+IMPLEMENTATION_FUNCTIONS = ("onorma", "monorma", "batch_ridge")
+
+
+@dataclass
+class Outcome:
+    """One instance checked: ``margin = bound - observed`` (< 0: violated), reported relative to ``scale > 0``.
+
+    ``magnitude`` is the size of the quantities compared (default: ``scale``): a margin within
+    ``NEAR_ZERO_MARGIN * magnitude`` of 0 is below what float64 can resolve and gets recomputed.
+    ``tie`` (relative to ``magnitude``) is how far below 0 the recomputed margin may be and still count as a tie:
+    ``HIGH_PRECISION_TIE`` by default, more when the claim rests on an input that is exact only up to a
+    tolerance (a float matrix B accepted as PSD up to ``PSD_EIGENVALUE``).
+    """
+
+    margin: float
+    scale: float = 1.0
+    quantities: dict = field(default_factory=dict)
+    magnitude: float | None = None
+    tie: float | None = None
+
+    @property
+    def resolution_scale(self) -> float:
+        return self.scale if self.magnitude is None else self.magnitude
+
+    @property
+    def relative_margin(self) -> float:
+        return self.margin / self.scale
+
+
+@dataclass
+class Claim:
+    id: str
+    statement: str
+    reference: str
+    hypotheses: str
+    expected: str
+    instances: object                      # a Hypothesis strategy of instance dicts
+    check: Callable                        # check(instance, impl, precision=None) -> Outcome
+    uses: tuple = ()                       # the functions of the implementation under test it calls
+    notes: str = ""
+
+    def __post_init__(self):
+        if self.expected not in EXPECTED_VERDICTS:
+            raise ValueError(f"expected must be one of {EXPECTED_VERDICTS}, got {self.expected!r}")
+        unknown = set(self.uses) - set(IMPLEMENTATION_FUNCTIONS)
+        if unknown:
+            raise ValueError(f"uses must name functions among {IMPLEMENTATION_FUNCTIONS}, got {sorted(unknown)}")
+
+    def applies_to(self, impl) -> bool:
+        """True when ``impl`` offers every function this claim calls."""
+        return all(callable(getattr(impl, name, None)) for name in self.uses)
+
+
+#: id -> Claim, in registration order (spec 8 then spec 9)
+CLAIMS: dict[str, Claim] = {}
+
+
+def claim(id, *, statement, reference, hypotheses, expected, instances, uses=(), notes=""):
+    """Decorator registering ``check`` as the check of a new claim ``id``."""
+    def register(check):
+        if id in CLAIMS:
+            raise ValueError(f"claim id {id!r} is registered twice")
+        CLAIMS[id] = Claim(id=id, statement=statement, reference=reference, hypotheses=hypotheses, expected=expected,
+                           instances=instances, check=check, uses=tuple(uses), notes=notes)
+        return check
+    return register

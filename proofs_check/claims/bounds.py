@@ -1,0 +1,256 @@
+"""Claims on the batch minimiser and the cumulative-risk bounds (spec 7, 8: C11, C14, C18-C22, C25; spec 10).
+
+``R_reg(f_n, n) = min_h R_reg(h, n)`` comes from proofs_check.comparators: a bound checked against its
+certified lower end is proved for the instance (spec 11). Theorem margins are relative to the excess
+term (``a/sqrt(n) + b/n`` and its variants), so they read as the fraction of the slack left.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+from hypothesis import strategies as st
+
+import ovk_ref
+from ovk_ref import arithmetic, tolerances
+from proofs_check import comparators, constants, strategies
+from proofs_check.claims import common
+from proofs_check.claims.base import Outcome, claim
+from proofs_check.claims.common import U, constant, loss_name
+
+SMOOTH_LIPSCHITZ = ("huber", "softmax")
+
+
+def theorem_instances(truncation=False):
+    """Hyp. 1 and (Hyp. 2 with a feature kernel, for the certified comparator) or Hyp. 3 (any kernel)."""
+    return st.one_of(strategies.onorma_instances("hyp2", feature_only=True, truncation=truncation, max_n=8),
+                     strategies.onorma_instances("hyp3", truncation=truncation, max_n=8))
+
+
+def _comparator(instance, n, precision=None):
+    X, Y = common.arrays(instance)
+    return comparators.minimum(instance["kernel"], X[:n], Y[:n], instance["lam"], instance["loss"], precision)
+
+
+@claim("prop1.iii", statement="||f_n|| <= U = C kappa / lam for the batch minimiser f_n of every prefix",
+       reference="Prop. 1(iii); spec C11, E15", hypotheses="Hyp. 1-2; feature kernel, differentiable loss (certified norm)",
+       expected="holds",
+       instances=strategies.onorma_instances("hyp2", feature_only=True).filter(lambda i: loss_name(i) in SMOOTH_LIPSCHITZ))
+def prop1_iii(instance, impl=None, precision=None):
+    bound = U(instance)
+    norms = [float(comparators.feature_minimum(instance["kernel"], *[a[:n] for a in common.arrays(instance)], instance["lam"],
+                                               instance["loss"]).norm_upper) for n in range(1, len(instance["X"]) + 1)]
+    return Outcome(margin=bound - max(norms), scale=bound, quantities={"max_norm_upper": max(norms), "U": bound})
+
+
+def _batch_norms(instance, precision=None):
+    return [float(_comparator(instance, n, precision).norm) for n in range(1, len(instance["X"]) + 1)]
+
+
+@claim("prop2.iv", statement="||f_n|| <= 2 C_y / lam for the batch minimiser f_n of every prefix",
+       reference="Prop. 2(iv); spec C14, E18", hypotheses="Hyp. 1, 3 (squared loss, ||y_t|| <= C_y, lam > 2 kappa^2)",
+       expected="false", instances=strategies.onorma_instances("hyp3", lam_boundary=False),
+       notes="the proof's (lam/2)||f||^2 <= C_y^2/2 gives ||f|| <= C_y/sqrt(lam), not 2 C_y/lam; one point with "
+             "K = kappa^2 I gives ||f|| = kappa C_y/(kappa^2 + lam) > 2 C_y/lam once kappa > 2 and lam > 2 kappa^2/(kappa-2)")
+def prop2_iv(instance, impl=None, precision=None):
+    bound = constant(2 * constants.C_y / constants.lam, instance)
+    norms = _batch_norms(instance, precision)
+    return Outcome(margin=bound - max(norms), scale=bound,
+                   quantities={"max_norm": max(norms), "2C_y/lam": bound, "C_y/kappa": constant(constants.C_y / constants.kappa, instance)})
+
+
+@claim("prop2.iv_U", statement="||f_n|| <= U = max(C_y/kappa, 2 C_y/lam): the norm bound Theorem 1 actually uses",
+       reference="Prop. 2(iv) as used by Thm. 1; spec C14, E11", hypotheses="Hyp. 1, 3", expected="holds",
+       instances=strategies.onorma_instances("hyp3"),
+       notes="||f_n|| <= C_y/sqrt(lam) (from R_reg(f_n) <= R_reg(0) <= C_y^2/2) < C_y/(sqrt(2) kappa) <= U")
+def prop2_iv_u(instance, impl=None, precision=None):
+    bound = U(instance)
+    norms = _batch_norms(instance, precision)
+    return Outcome(margin=bound - max(norms), scale=bound, quantities={"max_norm": max(norms), "U": bound})
+
+
+def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, truncation_term=False) -> Outcome:
+    """``LHS_n <= R_reg(f_n, n) + excess(n)`` (+ the C20 truncation term) for every prefix n; worst prefix."""
+    trajectory = common.trajectory(impl, instance, precision)
+    K = common.kernel(instance)
+    risks = list(common.regularised_risks(K, instance["loss"], trajectory, instance["lam"], post_update=post_update))
+    removed = _removed_norms(instance, trajectory) if truncation_term else None
+    u = U(instance, precision)
+    worst = None
+    for n in range(1, len(risks) + 1):
+        lhs = sum(risks[:n]) / n
+        comparator = _comparator(instance, n, precision)
+        values = {"U": u, "lam": instance["lam"], "eta": instance["eta"], "n": n}
+        slack = constants.evaluate(excess, **values) if precision else constants.value(excess, **values)
+        extra = 2 * float(u) / n * float(np.sum(removed[:n] / common.step_sizes(instance, n))) if truncation_term else 0.0
+        margin = comparator.lower + slack + extra - lhs
+        if worst is None or float(margin / slack) < worst.relative_margin:
+            worst = Outcome(margin=float(margin), scale=float(slack),
+                            magnitude=float(abs(lhs) + abs(comparator.lower) + slack + extra), quantities={
+                                "n": n, "lhs": float(lhs), "min_R_reg_lower": float(comparator.lower),
+                                "min_R_reg_upper": float(comparator.upper), "excess": float(slack),
+                                "truncation_term": extra, "U": float(u)})
+    return worst
+
+
+def _removed_norms(instance, trajectory) -> np.ndarray:
+    """``||Delta_t||_H``: the part of ``c_t f_{t-1} + K(., x_t) alpha_{t,t}`` that truncation removed at round t."""
+    K = common.kernel(instance)
+    n = len(trajectory.X)
+    shrink = 1 - common.step_sizes(instance, n) * instance["lam"]
+    norms = []
+    for t in range(1, n + 1):
+        untruncated = np.zeros((t, trajectory.Y.shape[1]))
+        if t > 1:
+            untruncated[: t - 1] = shrink[t - 1] * np.asarray(trajectory.coefficients[t - 2], dtype=float)
+        untruncated[t - 1] = np.asarray(trajectory.record["new_coefficients"][t - 1], dtype=float)
+        delta = untruncated - np.asarray(trajectory.coefficients[t - 1], dtype=float)
+        norms.append(np.sqrt(max(float(ovk_ref.rkhs_norm2(K, trajectory.X[:t], delta)), 0.0)))
+    return np.array(norms)
+
+
+@claim("thm1.predictor", statement="(1/n) sum_t R_inst(f_{t-1}, x_t, y_t) <= R_reg(f_n, n) + a/sqrt(n) + b/n for every n",
+       reference="Thm. 1 (predictor reading); spec C18, E10, E11", hypotheses="Hyp. 1 and (Hyp. 2 or Hyp. 3), no truncation",
+       expected="holds", instances=theorem_instances(), uses=("onorma",))
+def theorem1_predictor(instance, impl, precision=None):
+    return _theorem_outcome(instance, impl, precision, excess=constants.THEOREM1_EXCESS)
+
+
+@claim("thm1.sharpened", statement="(1/n) sum_t R_t(f_{t-1}) <= R_reg(f_n, n) + a/sqrt(n) - (3U^2/(2 eta) + 2 lam^2 U^2 eta)/n",
+       reference="Thm. 1 sharpened; spec C18s, 11", hypotheses="Hyp. 1 and (Hyp. 2 or Hyp. 3), no truncation",
+       expected="holds", instances=theorem_instances(), uses=("onorma",))
+def theorem1_sharpened(instance, impl, precision=None):
+    return _theorem_outcome(instance, impl, precision, excess=constants.SHARPENED_EXCESS)
+
+
+@claim("thm1.post_update", statement="(1/n) sum_t R_inst(f_t, x_t, y_t) <= R_reg(f_n, n) + a/sqrt(n) + b/n for every n",
+       reference="Thm. 1 (post-update reading f_i); spec C19, E10", hypotheses="Hyp. 1 and (Hyp. 2 or Hyp. 3), no truncation",
+       expected="holds", instances=theorem_instances(), uses=("onorma",))
+def theorem1_post_update(instance, impl, precision=None):
+    return _theorem_outcome(instance, impl, precision, excess=constants.THEOREM1_EXCESS, post_update=True)
+
+
+@claim("thm1.per_round", statement="R_t(f_t) - R_t(0) <= (||f_{t-1}||^2 - ||f_t||^2)/(2 eta_t) - (lam/2)||f_{t-1}||^2 + 2 L^2 eta_t + 2 lam L^2 eta_t^2 every round",
+       reference="Thm. 1 post-update proof, per-round inequality with g = 0; spec C19, 11(v)",
+       hypotheses="Hyp. 1-2 (L = kappa C = lam U), any kernel, no truncation", expected="holds",
+       instances=strategies.onorma_instances("hyp2"), uses=("onorma",))
+def theorem1_per_round(instance, impl, precision=None):
+    trajectory = common.trajectory(impl, instance, precision)
+    K, loss, lam = common.kernel(instance), ovk_ref.as_loss(instance["loss"]), instance["lam"]
+    n = len(trajectory.X)
+    etas = common.step_sizes(instance, n, precision)
+    L = common.constant(constants.lam * constants.U_PROP1, instance, precision)
+    risks = common.regularised_risks(K, loss, trajectory, lam, post_update=True)
+    worst = None
+    for t in range(1, n + 1):
+        zero = arithmetic.lift(np.zeros(trajectory.Y.shape[1]), etas[0])
+        at_zero = loss.value(zero, arithmetic.lift(trajectory.Y[t - 1], etas[0]))        # R_t(0): ||0||^2 = 0
+        previous, current = trajectory.norm(K, t - 1) ** 2, trajectory.norm(K, t) ** 2
+        eta_t = etas[t - 1]
+        allowance = 2 * L**2 * eta_t + 2 * lam * L**2 * eta_t**2        # the bound on E_t
+        bound = (previous - current) / (2 * eta_t) - lam / 2 * previous + allowance
+        observed = risks[t - 1] - at_zero
+        magnitude = float(abs(previous) / eta_t + abs(current) / eta_t + abs(risks[t - 1]) + abs(at_zero) + allowance)
+        margin = float(bound - observed)
+        if worst is None or margin / float(allowance) < worst.relative_margin:   # relative to the allowance for E_t
+            worst = Outcome(margin=margin, scale=float(allowance), magnitude=magnitude, tie=tolerances.PSD_EIGENVALUE,
+                            quantities={"round": t, "lhs": float(observed), "rhs": float(bound)})
+    return worst
+
+
+@claim("thm1.squared_without_lam", statement="Theorem 1 for the squared loss also holds without lam > 2 kappa^2",
+       reference="Thm. 1, Hyp. 3(iii); spec C22, E19", hypotheses="Hyp. 1, 3(i)-(ii) only: lam < 2 kappa^2 (breaks Hyp. 3(iii))",
+       expected="false", instances=strategies.onorma_instances("hyp3_without_lam", max_n=8), uses=("onorma",),
+       notes="C22 decided: the hypothesis (or some bound on eta kappa^2) is needed, not only the proof; with "
+             "eta_1 kappa^2 > 2 the squared-loss iterates oscillate with growing amplitude")
+def theorem1_without_lam(instance, impl, precision=None):
+    return _theorem_outcome(instance, impl, precision, excess=constants.THEOREM1_EXCESS)
+
+
+@claim("thm2.any_truncation", statement="LHS_n <= R_reg(f_n,n) + a/sqrt(n) - (3U^2/(2 eta) + 2 lam^2 U^2 eta)/n + (2U/n) sum_t ||Delta_t||/eta_t",
+       reference="Thm. 2' (perturbed SGD); spec C20", hypotheses="Hyp. 1 and (Hyp. 2 or 3), any truncation schedule",
+       expected="holds", instances=theorem_instances(truncation=True), uses=("onorma",))
+def theorem2_any_truncation(instance, impl, precision=None):
+    return _theorem_outcome(instance, impl, precision, excess=constants.SHARPENED_EXCESS, truncation_term=True)
+
+
+@claim("thm2.exists_t0", statement="with Theorem 2's schedule, LHS_n <= R_reg(f_n, n) + a2/sqrt(n) + b/n for every n",
+       reference="Thm. 2; spec C21, E12, E13", hypotheses="Hyp. 1 and (Hyp. 2 or 3), schedule of spec 5.3 with a drawn t0",
+       expected="open",
+       instances=theorem_instances(truncation=True).filter(lambda i: i["truncation"] is not None and "t0" in i["truncation"]),
+       uses=("onorma",),
+       notes="E13: the paper's 'there exists t0' cannot be refuted by finitely many runs; C21 proves it in a certified "
+             "form, whose finite part is the claim thm2.certificate; no drawn t0 has given a violation")
+def theorem2_exists_t0(instance, impl, precision=None):
+    return _theorem_outcome(instance, impl, precision, excess=constants.THEOREM2_EXCESS)
+
+
+#: horizon of the finite part of the C21 certificate (the tail bound of spec C21 is not run)
+CERTIFICATE_HORIZON = 5000
+
+
+@st.composite
+def _certificate_instances(draw):
+    return {"rho": draw(st.floats(0.5, 0.95)), "epsilon": draw(st.floats(0.25, 0.45)), "t0": 1}
+
+
+@claim("thm2.certificate", statement="with Theorem 2's schedule (t0 = 1): S_n <= 8 rho sqrt(n) for n <= 5000, the condition that gives Thm. 2 for every stream",
+       reference="Thm. 2; spec C21, E13", hypotheses="rho = eta lam in [0.5, 0.95], epsilon in [0.25, 0.45], t0 = 1",
+       expected="holds", instances=_certificate_instances(),
+       notes="finite part of the C21 certificate only (n <= CERTIFICATE_HORIZON; the tail bound is not run)")
+def theorem2_certificate(instance, impl=None, precision=None):
+    rho, schedule = instance["rho"], ovk_ref.theorem2_schedule(instance["t0"], instance["epsilon"])
+    t = np.arange(1, CERTIFICATE_HORIZON + 1)
+    log_shrink = np.concatenate([[0.0], np.cumsum(np.log1p(-rho / np.sqrt(t)))])   # log prod_{k<=t}(1 - rho/sqrt k)
+    cuts = np.array([k - schedule(int(k)) for k in t])
+    dropped = np.flatnonzero(np.diff(np.concatenate([[0], cuts])) > 0)          # 0-based rounds t - 1 that drop i_t = cut
+    terms = np.zeros(CERTIFICATE_HORIZON)
+    for index in dropped:
+        round_t, i_t = index + 1, cuts[index]
+        terms[index] = np.sqrt(round_t / i_t) * np.exp(log_shrink[round_t] - log_shrink[i_t])
+    ratios = np.cumsum(terms) / (8 * rho * np.sqrt(t))
+    worst = int(np.argmax(ratios))
+    return Outcome(margin=float(1 - ratios[worst]), quantities={"n": worst + 1, "S_n/(8 rho sqrt n)": float(ratios[worst])})
+
+
+_FACTOR = sp.Symbol("factor", positive=True)
+_EXCESS_AT_STAR = constants.THEOREM1_EXCESS.subs(constants.eta, constants.ETA_STAR)
+_EXCESS_AT_SCALED_STAR = constants.THEOREM1_EXCESS.subs(constants.eta, _FACTOR * constants.ETA_STAR)
+_DERIVATIVE_AT_STAR = sp.diff(constants.THEOREM1_EXCESS, constants.eta).subs(constants.eta, constants.ETA_STAR)
+
+
+@st.composite
+def _eta_star_instances(draw):
+    return {"n": draw(st.integers(1, 10**6)), "lam": draw(strategies.log_uniform(1e-3, 1e3)),
+            "U": draw(strategies.log_uniform(1e-3, 1e3)), "factor": draw(strategies.log_uniform(1e-2, 1e2))}
+
+
+@claim("bound.eta_star", statement="eta* = sqrt(2 + 1/(2 sqrt n))/(2 lam) minimises a/sqrt(n) + b/n, with eta* lam < 1 and value 2 sqrt2 lam U^2 sqrt(4 sqrt n + 1)/n^(3/4)",
+       reference="spec 10", hypotheses="n >= 1, lam > 0, U > 0; compared with eta = factor * eta*", expected="holds",
+       instances=_eta_star_instances())
+def eta_star(instance, impl=None, precision=None):
+    values = {name: instance[name] for name in ("n", "lam", "U")}
+    star = constants.evaluate(constants.ETA_STAR, n=instance["n"], lam=instance["lam"])
+    at_star = constants.evaluate(_EXCESS_AT_STAR, **values)
+    elsewhere = constants.evaluate(_EXCESS_AT_SCALED_STAR, factor=instance["factor"], **values)
+    minimum = constants.evaluate(constants.THEOREM1_MINIMUM, **values)
+    derivative = constants.evaluate(_DERIVATIVE_AT_STAR, **values)
+    # exact identities evaluated at constants.DIGITS digits: a violation is a relative error above HIGH_PRECISION_TIE
+    violations = [margin for margin in (float((elsewhere - at_star) / at_star) + tolerances.HIGH_PRECISION_TIE,
+                                        tolerances.HIGH_PRECISION_TIE - float(abs(at_star - minimum) / minimum),
+                                        tolerances.HIGH_PRECISION_TIE - float(abs(derivative) * star / at_star)) if margin < 0]
+    margin = min(violations) if violations else 1 - float(star) * instance["lam"]   # eta* is admissible: eta* lam < 1
+    return Outcome(margin=margin, quantities={"eta_star_lam": float(star) * instance["lam"], "minimum": float(minimum)})
+
+
+@claim("batch.optimality", statement="batch_ridge solves (G + t lam I) c = vec(Y), i.e. lam h + (1/t) sum_i K(., x_i)(h(x_i) - y_i) = 0",
+       reference="spec 7.1, C25", hypotheses="any kernel, lam > 0", expected="holds",
+       instances=strategies.onorma_instances("any").filter(lambda i: loss_name(i) == "squared"), uses=("batch_ridge",))
+def batch_optimality(instance, impl, precision=None):
+    X, Y = common.arrays(instance)
+    K = common.kernel(instance)
+    c = np.asarray(impl.batch_ridge(X, Y, instance["kernel"], lam=instance["lam"]), dtype=float).reshape(-1)
+    system = K.gram(X) + len(X) * instance["lam"] * np.eye(c.size)
+    residual = float(np.max(np.abs(system @ c - Y.reshape(-1))))
+    magnitude = float(np.max(np.abs(system) @ np.abs(c) + np.abs(Y.reshape(-1))))
+    allowed = tolerances.IDENTITY_RTOL * magnitude + tolerances.IDENTITY_ATOL
+    return Outcome(margin=allowed - residual, scale=allowed, quantities={"residual": residual})

@@ -1,0 +1,162 @@
+"""Reading an instance dict and running the implementation under test on it (shared by the claim modules).
+
+``impl`` is any object with ovk_ref's ``onorma``/``monorma``/``batch_ridge`` signatures (ovk_ref itself, a
+mutant of proofs_check.mutants, a faster engine). ``precision`` (decimal digits, or None) is passed on to
+the implementation, so that a near-zero margin can be recomputed at high precision (issue 3, item 4);
+results then stay mpmath numbers (object arrays), and the checks compute their margins with the same
+generic operations (``rows_norm``, ``step_sizes(..., precision)``), so that a tie stays a tie.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+
+import ovk_ref
+from ovk_ref import arithmetic, tolerances
+from ovk_ref.arithmetic import Arithmetic
+from ovk_ref.kernels import as_kernel
+from proofs_check import constants
+from proofs_check.claims.base import Outcome
+
+
+def arrays(instance) -> tuple[np.ndarray, np.ndarray]:
+    return np.asarray(instance["X"], dtype=float).reshape(-1, instance["p"]), np.asarray(instance["Y"], dtype=float)
+
+
+def kernel(instance):
+    return as_kernel(instance["kernel"])
+
+
+def schedule(instance):
+    """The instance's truncation as ovk_ref takes it: None, an int window or a Theorem2Schedule."""
+    truncation = instance.get("truncation")
+    if truncation is None:
+        return None
+    if "window" in truncation:
+        return truncation["window"]
+    return ovk_ref.theorem2_schedule(truncation["t0"], truncation["epsilon"])
+
+
+def window(instance, t: int) -> int:
+    """``s_t`` (``t`` when there is no truncation)."""
+    truncation = schedule(instance)
+    return t if truncation is None else (truncation if isinstance(truncation, int) else truncation(t))
+
+
+def step_sizes(instance, n: int, precision=None) -> np.ndarray:
+    """``eta_t = eta / sqrt(t)`` for t = 1..n (spec 1), float64 or mpf at ``precision`` digits."""
+    num = Arithmetic(precision)
+    with num.context():
+        return num.scalar(instance["eta"]) / arithmetic.sqrt(num.array(np.arange(1, n + 1)))
+
+
+def rows_norm(values) -> np.ndarray:
+    """Euclidean norm of every row (float64, or mpf for object arrays)."""
+    values = np.asarray(values)
+    if values.dtype == object:
+        return np.array([mpmath.sqrt(np.dot(row, row)) for row in values], dtype=object)
+    return np.linalg.norm(values, axis=1)
+
+
+def run_onorma(impl, instance, X=None, Y=None, precision=None):
+    """``impl.onorma`` on the instance (or on the prefix ``X, Y``); fields at the run's precision."""
+    if X is None:
+        X, Y = arrays(instance)
+    record = impl.onorma(X, Y, instance["kernel"], lam=instance["lam"], eta=instance["eta"], loss=instance["loss"],
+                         truncation=schedule(instance), precision=precision)
+    return {name: np.asarray(record[name]) for name in
+            ("predictions", "coefficients", "new_coefficients", "rkhs_norm2", "kernel_evaluations", "support_sizes")}
+
+
+@dataclass
+class Trajectory:
+    """``f_1..f_n`` of one ONORMA run, each as its t x d coefficients on ``x_1..x_t`` (zero where truncated)."""
+
+    X: np.ndarray
+    Y: np.ndarray
+    record: dict
+    coefficients: list
+    precision: int | None = None
+
+    def norm(self, kernel, t: int) -> float:
+        """``||f_t||_H`` from the Gram matrix (spec 2.3), independent of the implementation's own tracking."""
+        if t == 0:
+            return Arithmetic(self.precision).scalar(0)
+        norm2 = ovk_ref.rkhs_norm2(kernel, self.X[:t], self.coefficients[t - 1])
+        return arithmetic.sqrt(max(norm2, 0 * norm2))
+
+    def value(self, kernel, t: int, x) -> np.ndarray:
+        """``f_t(x)``."""
+        if t == 0:   # f_0 = 0, in the run's number type (a float64 zero would round what it meets)
+            return Arithmetic(self.precision).zeros(self.Y.shape[1])
+        return ovk_ref.evaluate(kernel, self.X[:t], self.coefficients[t - 1], np.asarray(x)[None, :])[0]
+
+
+def trajectory(impl, instance, precision=None) -> Trajectory:
+    """Every iterate ``f_t``: ``impl.onorma`` run on each prefix of the stream (an online algorithm's ``f_t``
+    depends on the first t examples only)."""
+    X, Y = arrays(instance)
+    record = run_onorma(impl, instance, precision=precision)
+    coefficients = [run_onorma(impl, instance, X[:t], Y[:t], precision)["coefficients"] for t in range(1, len(X))]
+    coefficients.append(record["coefficients"])
+    return Trajectory(X=X, Y=Y, record=record, coefficients=coefficients, precision=precision)
+
+
+def regularised_risks(kernel, loss, trajectory: Trajectory, lam: float, *, post_update: bool) -> np.ndarray:
+    """``R_t(f_{t-1})`` (predictor reading) or ``R_t(f_t)`` (post-update reading) for t = 1..n (spec 1, E10)."""
+    loss = ovk_ref.as_loss(loss)
+    risks = []
+    for t in range(1, len(trajectory.X) + 1):
+        s = t if post_update else t - 1
+        value = trajectory.value(kernel, s, trajectory.X[t - 1])
+        target = arithmetic.lift(trajectory.Y[t - 1], value)
+        risks.append(loss.value(value, target) + lam / 2 * trajectory.norm(kernel, s) ** 2)
+    return np.array(risks, dtype=object if arithmetic.is_multiprecision(np.asarray(risks)) else float)
+
+
+def shrink_products(instance, n: int, precision=None) -> np.ndarray:
+    """``prod_{k<=t} (1 - eta_k lam)`` for t = 1..n (the factor of the sharpened norm bounds C10, C12)."""
+    return np.cumprod(1 - step_sizes(instance, n, precision) * instance["lam"])
+
+
+def top_eigenvalue(matrix):
+    """Largest eigenvalue of a symmetric matrix: numpy for float64, mpmath for mpf arrays."""
+    if matrix.dtype == object:
+        return max(mpmath.eigsy(mpmath.matrix(matrix.tolist()), eigvals_only=True))
+    return float(np.linalg.eigvalsh((matrix + matrix.T) / 2).max())
+
+
+def loss_name(instance) -> str:
+    return ovk_ref.as_loss(instance["loss"]).name
+
+
+def close(observed, expected, **quantities) -> Outcome:
+    """Two computations of the same array, compared with IDENTITY_RTOL (margin relative to the allowed error)."""
+    observed, expected = np.asarray(observed, dtype=float), np.asarray(expected, dtype=float)
+    error = float(np.max(np.abs(observed - expected))) if observed.size else 0.0
+    if not np.all(np.isfinite(observed)):
+        error = float("inf")
+    allowed = tolerances.IDENTITY_RTOL * float(np.max(np.abs(expected), initial=0.0)) + tolerances.IDENTITY_ATOL
+    return Outcome(margin=allowed - error, scale=allowed, quantities={"max_error": error, **quantities})
+
+
+def discrete(mismatches: list, **quantities) -> Outcome:
+    """An exact (integer) fact: margin +DISCRETE_MARGIN when it holds, minus that per mismatch otherwise."""
+    return Outcome(margin=tolerances.DISCRETE_MARGIN * (1 - 2 * len(mismatches)),
+                   quantities={"mismatches": mismatches[:5], **quantities})
+
+
+def constant(expr, instance, precision=None):
+    """A constant of proofs_check.constants at the instance's parameters: float64, or mpf when ``precision`` is set."""
+    values = {name: instance[name] for name in ("C", "C_y", "kappa2", "lam", "eta") if instance.get(name) is not None}
+    values = {symbol.name: values[symbol.name] for symbol in expr.free_symbols}
+    return constants.evaluate(expr, **values) if precision else constants.value(expr, **values)
+
+
+def U(instance, precision=None):
+    """U of Prop. 1 (Hyp. 2, a Lipschitz loss) or of Prop. 2 (Hyp. 3, the squared loss) (E11)."""
+    if loss_name(instance) != "squared":
+        return constant(constants.U_PROP1, instance, precision)
+    return constant(constants.U_PROP2, instance, precision)

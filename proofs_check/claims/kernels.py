@@ -1,0 +1,168 @@
+"""Claims on operator-valued kernels and their RKHS (spec 2-3; C1-C3, E5)."""
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+from hypothesis import strategies as st
+
+import ovk_ref
+from ovk_ref import tolerances
+from ovk_ref.arithmetic import Arithmetic, sqrt
+from proofs_check import constants, strategies
+from proofs_check.claims.base import Outcome, claim
+from proofs_check.claims.common import kernel, top_eigenvalue
+
+
+def _points(instance):
+    return (np.asarray(instance["X"], dtype=float).reshape(-1, instance["p"]),
+            np.asarray(instance["A"], dtype=float), np.asarray(instance["x"], dtype=float), np.asarray(instance["y"], dtype=float))
+
+
+def _identity(error: float, magnitude: float, **quantities) -> Outcome:
+    """``error`` of a two-way float64 computation against IDENTITY_RTOL (margin relative to the allowed error)."""
+    allowed = tolerances.IDENTITY_RTOL * magnitude + tolerances.IDENTITY_ATOL
+    return Outcome(margin=allowed - error, scale=allowed, quantities={"error": error, **quantities})
+
+
+@claim("def1.hermitian", statement="K(x_i, x_j) = K(x_j, x_i)^T, i.e. the block Gram matrix is symmetric",
+       reference="Def. 1(iii); spec 2.2, C1", hypotheses="any kernel of spec 3, any finite point set",
+       expected="holds", instances=strategies.kernel_point_sets())
+def hermitian(instance, impl=None, precision=None):
+    K = kernel(instance)
+    G = K.gram(_points(instance)[0])
+    return _identity(float(np.max(np.abs(G - G.T))), float(np.max(np.abs(G))), gram_size=G.shape[0])
+
+
+@claim("def1.psd", statement="the block Gram matrix is PSD: sum_{k,l} <K(x_k,x_l) y_l, y_k> >= 0",
+       reference="Def. 1(iv) corrected (E5); spec 2.2, C1", hypotheses="any kernel of spec 3 (mu in [0,1]), any points",
+       expected="holds", instances=strategies.kernel_point_sets())
+def psd(instance, impl=None, precision=None):
+    G = kernel(instance).gram(_points(instance)[0])
+    smallest = float(np.linalg.eigvalsh((G + G.T) / 2).min())
+    allowed = tolerances.PSD_EIGENVALUE * max(1.0, float(np.max(np.abs(G))))
+    return Outcome(margin=smallest + allowed, scale=allowed, quantities={"smallest_eigenvalue": smallest})
+
+
+@claim("def1.reproducing", statement="<f(x), y> = <f, K(., x) y>_H for f = sum_i K(., x_i) a_i",
+       reference="Def. 1(ii); spec 2.2, C1", hypotheses="any kernel of spec 3", expected="holds",
+       instances=strategies.kernel_point_sets())
+def reproducing(instance, impl=None, precision=None):
+    K = kernel(instance)
+    X, A, x, y = _points(instance)
+    direct = float(ovk_ref.evaluate(K, X, A, x[None, :])[0] @ y)
+    # <f, K(., x) y>_H from the Gram matrix of the augmented set {x_1..x_k, x} (spec 2.3)
+    G = K.gram(np.vstack([X, x]))
+    left = np.concatenate([A.ravel(), np.zeros(K.d)])
+    right = np.concatenate([np.zeros(A.size), y])
+    via_gram = float(left @ G @ right)
+    return _identity(abs(direct - via_gram), float(np.abs(left) @ np.abs(G) @ np.abs(right)), direct=direct, via_gram=via_gram)
+
+
+@claim("def1.iv_printed", statement="the printed Def. 1(iv): sum_{k,l} <K(.,x_k) y_k, K(.,x'_l) y'_l> >= 0 for all families",
+       reference="Def. 1(iv) as printed; spec E5", hypotheses="any nonzero kernel; x' = x, y' = -y",
+       expected="false", instances=strategies.kernel_point_sets(),
+       notes="with x' = x and y' = -y the printed sum is -||sum_k K(., x_k) y_k||^2 < 0")
+def printed_positivity(instance, impl=None, precision=None):
+    K = kernel(instance)
+    X, A, _, _ = _points(instance)
+    a = A.ravel()
+    value = -float(a @ K.gram(X) @ a)   # sum_{k,l} <K(., x_k) a_k, K(., x_l)(-a_l)>_H
+    return Outcome(margin=value, scale=max(float(np.abs(a) @ np.abs(K.gram(X)) @ np.abs(a)), 1e-300),
+                   quantities={"printed_sum": value})
+
+
+@claim("rkhs.feature_norm", statement="||sum_i K(., x_i) a_i||_H^2 = vec(A)^T G vec(A) = ||sum_i A(x_i)^T a_i||^2 (feature kernel)",
+       reference="spec 2.3, 3.3, C2", hypotheses="feature kernel A(x) A(z)^T", expected="holds",
+       instances=strategies.kernel_point_sets(feature_only=True))
+def feature_norm(instance, impl=None, precision=None):
+    K = kernel(instance)
+    X, A, _, _ = _points(instance)
+    gram_norm2 = float(ovk_ref.rkhs_norm2(K, X, A))
+    w = sum(K.features(x).T @ a for x, a in zip(X, A))
+    magnitude = float(np.abs(A.ravel()) @ np.abs(K.gram(X)) @ np.abs(A.ravel()))
+    return _identity(abs(gram_norm2 - float(w @ w)), magnitude, gram_norm2=gram_norm2, feature_norm2=float(w @ w))
+
+
+@claim("rkhs.evaluation_bound", statement="||f(x)|| <= sqrt(||K(x,x)||_op) ||f||_H",
+       reference="spec 2.3, C2 (Cauchy-Schwarz)", hypotheses="any kernel of spec 3", expected="holds",
+       instances=strategies.kernel_point_sets())
+def evaluation_bound(instance, impl=None, precision=None):
+    K = kernel(instance)
+    num = Arithmetic(precision)
+    X, A, x, _ = (num.array(values) for values in _points(instance))
+    with num.context():
+        f_x = ovk_ref.evaluate(K, X, A, x[None, :])[0]
+        value = sqrt(np.dot(f_x, f_x))
+        norm2 = ovk_ref.rkhs_norm2(K, X, A)
+        bound = sqrt(max(top_eigenvalue(K(x, x)), 0 * norm2)) * sqrt(max(norm2, 0 * norm2))
+        # Cauchy-Schwarz needs K PSD; a drawn float B is PSD only up to PSD_EIGENVALUE (ovk_ref.validation)
+        return Outcome(margin=float(bound - value), scale=max(float(bound), 1e-300), tie=tolerances.PSD_EIGENVALUE,
+                       quantities={"value_norm": float(value), "bound": float(bound)})
+
+
+@claim("kernel.kappa2", statement="kappa^2 of proofs_check.constants bounds ||K(x,x)||_op on the box [0,1]^p",
+       reference="Hyp. 1; spec 3.1-3.3, C3", hypotheses="any kernel of spec 3 (scaled), x in [0,1]^p", expected="holds",
+       instances=strategies.kernel_point_sets())
+def kappa2_bound(instance, impl=None, precision=None):
+    K = kernel(instance)
+    num = Arithmetic(precision)
+    x = num.array(instance["x"])
+    with num.context():
+        observed = top_eigenvalue(K(x, x))
+    kappa2 = constants.kappa2(K, instance["p"])
+    with mpmath.workdps(constants.DIGITS):
+        margin = kappa2 - mpmath.mpf(observed)
+    return Outcome(margin=float(margin), scale=float(kappa2), quantities={"kappa2": float(kappa2), "observed": float(observed)})
+
+
+@st.composite
+def _paper_kernels(draw):
+    d, p = draw(strategies.dimensions), draw(st.integers(1, 20))
+    if draw(st.booleans()):
+        K = ovk_ref.gaussian_separable(draw(strategies.log_uniform(1e-3, 1e2)), d)
+    else:
+        K = ovk_ref.LinearQuadratic(draw(st.floats(0.0, 1.0)), d)
+    return {"kernel": K.to_dict(), "p": p, "d": d}
+
+
+@claim("kernel.kappa2_attained", statement="kappa^2_Gauss = (d+9)/10 and kappa^2_nonsep = p(mu d + (1-mu) p), attained at x = 1",
+       reference="spec 3.1-3.2, C3", hypotheses="the paper's two experiment kernels, p <= 20", expected="holds",
+       instances=_paper_kernels())
+def kappa2_attained(instance, impl=None, precision=None):
+    K = kernel(instance)
+    ones = np.ones(instance["p"])
+    observed = float(np.linalg.eigvalsh(K(ones, ones)).max())
+    kappa2 = float(constants.paper_kappa2(K, instance["p"]))
+    return _identity(abs(kappa2 - observed), kappa2, kappa2=kappa2, at_ones=observed)
+
+
+@claim("kernel.J_spectrum", statement="spec(J) = {0.9 (d-1 times), 0.9 + 0.1 d}: J is positive definite for every d",
+       reference="spec 3.1, C3", hypotheses="d >= 1", expected="holds", instances=st.integers(1, 40).map(lambda d: {"d": d}))
+def j_spectrum(instance, impl=None, precision=None):
+    d = instance["d"]
+    expected = sorted([0.9] * (d - 1) + [float(constants.evaluate(constants.J_NORM, d=d))])
+    observed = np.linalg.eigvalsh(ovk_ref.paper_J(d))
+    return _identity(float(np.max(np.abs(observed - expected))), float(max(expected)), smallest=float(observed.min()))
+
+
+@st.composite
+def _outside_mu(draw):
+    d, p = draw(st.integers(2, 5)), draw(strategies.dimensions)
+    mu = draw(st.one_of(st.floats(1.0, 100.0, exclude_min=True), st.floats(-100.0, 0.0, exclude_max=True)))
+    x = draw(strategies.unit_interval_arrays(p))
+    if mu < 0:  # the negative eigenvalue mu s d + (1-mu) s^2 < 0 needs s = ||x||^2 < -mu d / (1 - mu)
+        x = x * min(1.0, 0.5 * np.sqrt(-mu * d / (1 - mu) / max(float(x @ x), 1e-300)))
+    return {"mu": mu, "d": d, "p": p, "x": x.tolist()}
+
+
+@claim("kernel.nonsep_outside_unit_interval", statement="mu <x,x'> 11^T + (1-mu) <x,x'>^2 I has a negative eigenvalue at (x, x) for mu outside [0, 1]",
+       reference="spec 3.2, C3", hypotheses="d >= 2; x != 0 (mu > 1) or ||x||^2 < -mu d/(1-mu) (mu < 0)", expected="holds",
+       instances=_outside_mu().filter(lambda i: any(i["x"])))
+def nonsep_outside(instance, impl=None, precision=None):
+    mu, d, x = instance["mu"], instance["d"], np.asarray(instance["x"], dtype=float)
+    with mpmath.workdps(constants.DIGITS):   # the block K(x, x) written out (LinearQuadratic refuses mu outside [0, 1])
+        mu, s = mpmath.mpf(mu), mpmath.fsum(mpmath.mpf(v) ** 2 for v in x)
+        block = mpmath.matrix([[mu * s + (1 - mu) * s**2 * (i == j) for j in range(d)] for i in range(d)])
+        smallest = min(mpmath.eigsy(block, eigvals_only=True))
+        scale = abs(mu) * s * d + abs(1 - mu) * s**2
+        return Outcome(margin=float(-smallest / scale), scale=1.0, quantities={"smallest_eigenvalue": float(smallest)})

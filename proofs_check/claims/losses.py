@@ -1,0 +1,68 @@
+"""Claims on the losses of spec 4 (C4): convexity, the Lipschitz constant, the subgradient inequality.
+
+At ``precision`` digits the values are computed with mpmath numbers (the losses accept them), so that a
+tie (a linear piece, where both sides are equal) is not reported as a violation through round-off.
+"""
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+
+import ovk_ref
+from ovk_ref.arithmetic import Arithmetic
+from proofs_check import strategies
+from proofs_check.claims.base import Outcome, claim
+
+
+def _scale(*terms) -> float:
+    """1 + the sizes of the compared terms: the drawn losses are O(1) (entries in [-3, 3]), so two sides that are
+    both ~0 (a tie at a minimum of the loss) are compared on the scale 1, not on their own vanishing size."""
+    return 1.0 + float(sum(abs(term) for term in terms))
+
+
+def _values(instance, precision):
+    num = Arithmetic(precision)
+    loss = ovk_ref.as_loss(instance["loss"])
+    return loss, num, [num.array(instance[key]) for key in ("z", "z2", "y")]
+
+
+@claim("loss.convex", statement="l(theta z + (1-theta) z', y) <= theta l(z, y) + (1-theta) l(z', y)",
+       reference="Hyp. 2 (sigma-admissible); spec 4, C4", hypotheses="each loss of spec 4", expected="holds",
+       instances=strategies.loss_points())
+def convex(instance, impl=None, precision=None):
+    loss, num, (z, z2, y) = _values(instance, precision)
+    with num.context():
+        theta = num.scalar(instance["theta"])
+        chord = theta * loss.value(z, y) + (1 - theta) * loss.value(z2, y)
+        middle = loss.value(theta * z + (1 - theta) * z2, y)
+        return Outcome(margin=float(chord - middle), scale=_scale(chord, middle),
+                       quantities={"chord": float(chord), "value": float(middle)})
+
+
+@claim("loss.lipschitz", statement="|l(z, y) - l(z', y)| <= C ||z - z'|| and ||u|| <= C for the returned subgradient u",
+       reference="Hyp. 2; spec 4, C4", hypotheses="the Lipschitz losses of spec 4 (all but squared)", expected="holds",
+       instances=strategies.loss_points().filter(lambda i: ovk_ref.as_loss(i["loss"]).lipschitz is not None))
+def lipschitz(instance, impl=None, precision=None):
+    loss, num, (z, z2, y) = _values(instance, precision)
+    with num.context():
+        C = num.scalar(loss.lipschitz)
+        distance = mpmath.sqrt(np.dot(z - z2, z - z2)) if num.multiprecision else float(np.linalg.norm(z - z2))
+        change = abs(loss.value(z, y) - loss.value(z2, y))
+        u = loss.gradient(z, y)
+        u_norm = mpmath.sqrt(np.dot(u, u)) if num.multiprecision else float(np.linalg.norm(u))
+        margin = min(C * distance - change, C - u_norm)
+        return Outcome(margin=float(margin), scale=float(C * (distance + 1)),
+                       quantities={"change": float(change), "distance": float(distance), "subgradient_norm": float(u_norm)})
+
+
+@claim("loss.subgradient", statement="l(z', y) >= l(z, y) + <u, z' - z> for the returned (sub)gradient u at z",
+       reference="spec 4, C4, E4", hypotheses="each loss of spec 4, its deterministic selection at kinks", expected="holds",
+       instances=strategies.loss_points())
+def subgradient(instance, impl=None, precision=None):
+    loss, num, (z, z2, y) = _values(instance, precision)
+    with num.context():
+        u = loss.gradient(z, y)
+        linear = loss.value(z, y) + np.dot(u, z2 - z)
+        value = loss.value(z2, y)
+        return Outcome(margin=float(value - linear), scale=_scale(value, loss.value(z, y), np.dot(u, z2 - z)),
+                       quantities={"value": float(value), "linearisation": float(linear)})

@@ -1,0 +1,179 @@
+"""Claims on Algorithm 1, ONORMA (spec 5, C5-C13, C23, E1, E3): run through ``impl.onorma``."""
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+import ovk_ref
+from ovk_ref import tolerances
+from proofs_check import constants, strategies
+from proofs_check.claims import common
+from proofs_check.claims.base import Outcome, claim
+
+SMOOTH_LOSSES = ("squared", "huber", "softmax")
+
+
+@claim("onorma.closed_form", statement="alpha_{i,t} = alpha_{i,i} prod_{k=i+1}^t (1 - eta_k lam) (no truncation)",
+       reference="Alg. 1; spec 5.2, C5", hypotheses="any kernel, loss, lam > 0, 0 < eta lam < 1", expected="holds",
+       instances=strategies.onorma_instances("any"), uses=("onorma",))
+def closed_form(instance, impl, precision=None):
+    record = common.run_onorma(impl, instance, precision=precision)
+    n = len(record["predictions"])
+    shrink = 1 - common.step_sizes(instance, n) * instance["lam"]
+    products = np.array([np.prod(shrink[i + 1:]) for i in range(n)])  # P_{i,n}, i = 1..n
+    return common.close(record["coefficients"], record["new_coefficients"] * products[:, None])
+
+
+def _sgd_predictions(instance):
+    """Plain SGD on w in R^q for the feature kernel (spec 5.2): w_t = w_{t-1} - eta_t (A(x_t)^T u_t + lam w_{t-1})."""
+    K, loss = common.kernel(instance), ovk_ref.as_loss(instance["loss"])
+    X, Y = common.arrays(instance)
+    w, predictions = np.zeros(K.q), []
+    for eta_t, x, y in zip(common.step_sizes(instance, len(X)), X, Y):
+        A = K.features(x)
+        predictions.append(A @ w)
+        w = w - eta_t * (A.T @ loss.gradient(A @ w, y) + instance["lam"] * w)
+    return np.array(predictions), w
+
+
+@claim("onorma.sgd", statement="ONORMA is SGD with step eta_t on R_t; feature kernel: SGD on w in R^q (non-symmetric blocks)",
+       reference="eq. (1)-(3), Alg. 1; spec 5.2, C6, E1, E3", hypotheses="feature kernel, a differentiable loss",
+       expected="holds", uses=("onorma",),
+       instances=strategies.onorma_instances("any", feature_only=True).filter(lambda i: common.loss_name(i) in SMOOTH_LOSSES))
+def sgd(instance, impl, precision=None):
+    record = common.run_onorma(impl, instance, precision=precision)
+    predictions, w = _sgd_predictions(instance)
+    K = common.kernel(instance)
+    X, _ = common.arrays(instance)
+    w_onorma = sum(K.features(x).T @ a for x, a in zip(X, record["coefficients"]))  # f_n = A(.) w (spec 3.3)
+    return common.close(np.concatenate([record["predictions"].ravel(), w_onorma]), np.concatenate([predictions.ravel(), w]))
+
+
+@st.composite
+def _scalar_instances(draw):
+    p = draw(strategies.dimensions)
+    scalar = draw(st.one_of(st.builds(ovk_ref.Gaussian, mu=strategies.log_uniform(1e-3, 1e2)), st.just(ovk_ref.Linear()),
+                            st.builds(ovk_ref.Polynomial, degree=st.integers(1, 3), offset=st.floats(0.0, 1.0))))
+    kernel = ovk_ref.Separable(scalar, [[1.0]])
+    loss = draw(st.one_of(st.just("squared"), st.builds(lambda delta: {"type": "huber", "delta": delta}, st.floats(0.05, 2.0))))
+    X, Y = draw(strategies.streams(p, 1, loss=loss, max_n=10))
+    lam = draw(strategies.log_uniform(1e-3, 1e2))
+    return {"kernel": kernel.to_dict(), "p": p, "d": 1, "X": X.tolist(), "Y": Y.tolist(), "lam": lam,
+            "eta": draw(strategies.rhos()) / lam, "loss": loss}
+
+
+@claim("onorma.scalar_norma", statement="d = 1: ONORMA's predictions equal scalar NORMA's (KSW) on the same stream",
+       reference="spec 5.2, C7", hypotheses="scalar kernel k [[1]], squared or Huber loss", expected="holds",
+       instances=_scalar_instances().filter(lambda i: 0 < i["eta"] * i["lam"] < 1), uses=("onorma",))
+def scalar_norma(instance, impl, precision=None):
+    record = common.run_onorma(impl, instance, precision=precision)
+    k, loss = common.kernel(instance).scalar, ovk_ref.as_loss(instance["loss"])
+    X, Y = common.arrays(instance)
+    centres, weights, predictions = [], [], []   # KSW: f_{t+1} = (1 - eta_t lam) f_t - eta_t l'(f_t(x_t)) k(x_t, .)
+    for eta_t, x, y in zip(common.step_sizes(instance, len(X)), X, Y):
+        f_x = sum(a * k(c, x) for c, a in zip(centres, weights)) if centres else 0.0
+        predictions.append(f_x)
+        weights = [(1 - eta_t * instance["lam"]) * a for a in weights] + [-eta_t * float(loss.gradient(np.array([f_x]), y)[0])]
+        centres.append(x)
+    return common.close(record["predictions"][:, 0], predictions)
+
+
+@claim("onorma.truncation_support", statement="after round t, f_t keeps exactly the coefficients i in {max(1, t-s_t+1), ..., t}",
+       reference="Alg. 1, Thm. 2; spec 5.1 step 4, C8", hypotheses="any truncation schedule s_t >= 1", expected="holds",
+       instances=strategies.onorma_instances("any", truncation=True).filter(lambda i: i["truncation"] is not None),
+       uses=("onorma",))
+def truncation_support(instance, impl, precision=None):
+    trajectory = common.trajectory(impl, instance, precision)
+    mismatches = []
+    for t, coefficients in enumerate(trajectory.coefficients, start=1):
+        kept = min(t, common.window(instance, t))
+        if trajectory.record["support_sizes"][t - 1] != kept:
+            mismatches.append(f"round {t}: support size {trajectory.record['support_sizes'][t - 1]}, s_t = {kept}")
+        if np.any(coefficients[: t - kept] != 0):
+            mismatches.append(f"round {t}: nonzero coefficient among i <= t - s_t = {t - kept}")
+    return common.discrete(mismatches)
+
+
+@claim("trunc.schedule", statement="Theorem 2's s_t: s_t = t for t <= t0 + 1; the cut t - s_t grows by 0 or 1 per round",
+       reference="Thm. 2; spec 5.3, C8", hypotheses="t0 >= 1, 0 < epsilon < 1/2", expected="holds",
+       instances=st.fixed_dictionaries({"t0": st.integers(1, 50), "epsilon": st.floats(0.001, 0.499)}))
+def schedule_facts(instance, impl=None, precision=None):
+    schedule = ovk_ref.theorem2_schedule(instance["t0"], instance["epsilon"])
+    cuts = [t - schedule(t) for t in range(1, 2001)]
+    mismatches = [t for t in range(1, instance["t0"] + 2) if schedule(t) != t]
+    mismatches += [t for t in range(2, 2001) if cuts[t - 1] - cuts[t - 2] not in (0, 1)]
+    return common.discrete(mismatches)
+
+
+@claim("complexity.onorma", statement="round t makes t-1 kernel evaluations (truncated: min(t-1, s_{t-1}))",
+       reference="spec 5.4, C23, E28", hypotheses="any instance, any truncation", expected="holds",
+       instances=strategies.onorma_instances("any", truncation=True), uses=("onorma",))
+def onorma_evaluations(instance, impl, precision=None):
+    record = common.run_onorma(impl, instance, precision=precision)
+    counts = record["kernel_evaluations"]
+    expected = [0] + [min(t - 1, common.window(instance, t - 1)) for t in range(2, len(counts) + 1)]
+    return common.discrete([f"round {t}: {int(c)} evaluations, expected {e}" for t, (c, e) in enumerate(zip(counts, expected), 1)
+                      if c != e])
+
+
+@claim("prop1.i", statement="||alpha_{t,t}|| <= eta_t C for all t",
+       reference="Prop. 1(i); spec C9", hypotheses="Hyp. 1-2 (a C-Lipschitz loss)", expected="holds",
+       instances=strategies.onorma_instances("hyp2", truncation=True), uses=("onorma",))
+def prop1_i(instance, impl, precision=None):
+    record = common.run_onorma(impl, instance, precision=precision)
+    n = len(record["predictions"])
+    ratios = common.rows_norm(record["new_coefficients"]) / (common.step_sizes(instance, n, precision) * instance["C"])
+    return Outcome(margin=float(np.min(1 - ratios)), quantities={"max_ratio": float(np.max(ratios))})
+
+
+def _norm_bound_outcome(instance, impl, precision, factor) -> Outcome:
+    """``||f_t|| <= factor (1 - prod_{k<=t}(1 - eta_k lam))`` for every t, norms from the Gram matrix."""
+    trajectory = common.trajectory(impl, instance, precision)
+    K = common.kernel(instance)
+    n = len(trajectory.X)
+    bounds = factor * (1 - common.shrink_products(instance, n, precision))
+    gaps = [bounds[t - 1] - trajectory.norm(K, t) for t in range(1, n + 1)]
+    worst = int(np.argmin([float(gap) for gap in gaps]))
+    # the bound goes through ||K(., x) a|| <= kappa ||a||: K is PSD only up to PSD_EIGENVALUE for a drawn float B
+    return Outcome(margin=float(gaps[worst]), scale=float(factor), tie=tolerances.PSD_EIGENVALUE,
+                   quantities={"round": worst + 1, "norm": float(bounds[worst] - gaps[worst]), "bound": float(bounds[worst]),
+                               "factor": float(factor)})
+
+
+@claim("prop1.ii", statement="||f_t|| <= U (1 - prod_{k<=t}(1 - eta_k lam)) < U = C kappa / lam, also under truncation",
+       reference="Prop. 1(ii); spec C10, E14", hypotheses="Hyp. 1-2, f_0 = 0, any truncation", expected="holds",
+       instances=strategies.onorma_instances("hyp2", truncation=True), uses=("onorma",))
+def prop1_ii(instance, impl, precision=None):
+    return _norm_bound_outcome(instance, impl, precision, common.U(instance, precision))
+
+
+@claim("prop2.i", statement="||f_t|| <= (2 kappa C_y / lam)(1 - prod_{k<=t}(1 - eta_k lam)) < C_y / kappa, also under truncation",
+       reference="Prop. 2(i); spec C12, E17", hypotheses="Hyp. 1, 3 (squared loss, ||y_t|| <= C_y, lam >= 2 kappa^2), f_0 = 0",
+       expected="holds", instances=strategies.onorma_instances("hyp3", truncation=True), uses=("onorma",))
+def prop2_i(instance, impl, precision=None):
+    return _norm_bound_outcome(instance, impl, precision, common.constant(constants.PROP2_NORM_FACTOR, instance, precision))
+
+
+@claim("prop2.i_without_lam", statement="Prop. 2(i) without lam > 2 kappa^2: ||f_t|| < C_y / kappa",
+       reference="Prop. 2(i), Hyp. 3(iii); spec C12", hypotheses="Hyp. 1, 3(i)-(ii) only: lam < 2 kappa^2 (breaks Hyp. 3(iii))",
+       expected="false", instances=strategies.onorma_instances("hyp3_without_lam"), uses=("onorma",),
+       notes="shows that Hyp. 3(iii) is needed: without it the squared-loss iterates can grow without bound")
+def prop2_i_without_lam(instance, impl, precision=None):
+    trajectory = common.trajectory(impl, instance, precision)
+    K = common.kernel(instance)
+    bound = common.constant(constants.C_y / constants.kappa, instance)
+    norms = np.array([float(trajectory.norm(K, t)) for t in range(1, len(trajectory.X) + 1)])
+    return Outcome(margin=float(bound - norms.max()), scale=bound, quantities={"max_norm": float(norms.max()), "C_y/kappa": bound})
+
+
+@claim("prop2.iii", statement="||f_{t-1}(x_t) - y_t|| < 2 C_y and ||alpha_{t,t}|| <= 2 eta_t C_y",
+       reference="Prop. 2(ii)-(iii); spec C13, E16", hypotheses="Hyp. 1, 3, f_0 = 0, any truncation", expected="holds",
+       instances=strategies.onorma_instances("hyp3", truncation=True), uses=("onorma",))
+def prop2_iii(instance, impl, precision=None):
+    record = common.run_onorma(impl, instance, precision=precision)
+    _, Y = common.arrays(instance)
+    n, C_y = len(Y), instance["C_y"]
+    residuals = common.rows_norm(record["predictions"] - Y) / (2 * C_y)
+    steps = common.rows_norm(record["new_coefficients"]) / (2 * common.step_sizes(instance, n, precision) * C_y)
+    return Outcome(margin=float(min(np.min(1 - residuals), np.min(1 - steps))),
+                   quantities={"max_residual/2C_y": float(residuals.max()), "max_step/(2 eta_t C_y)": float(steps.max())})

@@ -1,0 +1,72 @@
+"""``ovk-check notebooks``: execute the walkthrough notebooks and write them, with outputs, as HTML.
+
+The notebooks are jupytext percent scripts (``notebooks/NN_name.py`` in a source checkout). Each is
+converted with jupytext, run top to bottom with nbclient in its own folder, and exported with nbconvert.
+Needs the ``notebooks`` extra.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+#: the notebooks folder of a source checkout: <repo>/notebooks next to <repo>/proofs_check
+DEFAULT_SOURCE = Path(__file__).resolve().parents[2] / "notebooks"
+#: notebook files are numbered percent scripts; helper modules beside them are not notebooks
+PATTERN = "[0-9][0-9]_*.py"
+INSTALL_HINT = 'pip install "ovk[notebooks]"'
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("notebooks", help="execute the walkthrough notebooks and render them to HTML")
+    parser.add_argument("--out", type=Path, required=True, help="folder for the HTML files (created if missing)")
+    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE,
+                        help=f"folder of the jupytext percent scripts {PATTERN} (default: {DEFAULT_SOURCE})")
+    parser.add_argument("--timeout", type=int, default=600, help="seconds allowed per cell (default 600)")
+    parser.set_defaults(run=run)
+
+
+def notebook_paths(source: Path) -> list[Path]:
+    """The numbered notebooks in ``source``, in order; ValueError when there are none."""
+    if not source.is_dir():
+        raise ValueError(f"--source must be a folder holding the notebooks {PATTERN}, got {source} "
+                         "(the default is the notebooks/ folder of a source checkout)")
+    paths = sorted(source.glob(PATTERN))
+    if not paths:
+        raise ValueError(f"--source {source} holds no notebook named {PATTERN}")
+    return paths
+
+
+def run(args) -> int:
+    paths = notebook_paths(args.source)
+    if args.timeout < 1:
+        raise ValueError(f"--timeout must be >= 1 second, got {args.timeout}")
+    try:
+        import jupytext
+        from nbclient import NotebookClient
+        from nbclient.exceptions import CellExecutionError
+        from nbconvert import HTMLExporter
+    except ImportError as error:
+        print(f"ovk-check notebooks: error: the notebooks extra is missing ({error}); "
+              f"install it with: {INSTALL_HINT}", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    exporter = HTMLExporter()
+    failures = []
+    for path in paths:
+        notebook = jupytext.read(path)
+        client = NotebookClient(notebook, timeout=args.timeout, kernel_name="python3",
+                                resources={"metadata": {"path": str(path.parent)}})
+        try:
+            client.execute()
+        except CellExecutionError as error:
+            failures.append(path.name)
+            print(f"FAILED {path.name}:\n{error}", file=sys.stderr)
+            continue
+        html, _ = exporter.from_notebook_node(notebook)
+        target = args.out / f"{path.stem}.html"
+        target.write_text(html, encoding="utf-8")
+        print(f"wrote {target}")
+    if failures:
+        print(f"{len(failures)} notebook(s) failed: {', '.join(failures)}", file=sys.stderr)
+        return 1
+    return 0

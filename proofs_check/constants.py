@@ -1,0 +1,136 @@
+"""The constants of the paper as sympy expressions, evaluated through mpmath (spec 3, 8, 10).
+
+* ``kappa2(kernel, p)``: ``kappa^2 >= sup_{x in [0,1]^p} ||K(x,x)||_op`` for every kernel of ovk_ref
+  (exact, attained, for the separable and non-separable kernels of spec 3.1-3.2);
+* ``U_PROP1 = C kappa / lam`` (Prop. 1, Hyp. 2) and ``U_PROP2 = max(C_y/kappa, 2 C_y/lam)`` (Prop. 2, Hyp. 3);
+* ``A``, ``A2``, ``B`` of Theorems 1-2 (the paper's alpha, beta) and the bounds built from them;
+* ``ETA_STAR``, the step that minimises the Theorem 1 bound (spec 10).
+
+Nothing here is a hand-copied float formula: ``evaluate(expr, **values)`` substitutes exact rationals for
+the given floats and evaluates with mpmath at ``DIGITS`` digits.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ovk_ref.kernels import Feature, LinearQuadratic, Separable, WeightedSum, as_kernel
+
+#: working precision (decimal digits) of every evaluation of a constant: above ovk_ref.tolerances.RECHECK_DIGITS,
+#: so that a constant compared with a 50-digit recomputation is never the less precise side
+DIGITS = 60
+
+lam, eta, U, C, C_y, kappa2_, n = sp.symbols("lam eta U C C_y kappa2 n", positive=True)
+p, d, mu, offset, c = sp.symbols("p d mu offset c", nonnegative=True)
+degree = sp.symbols("degree", positive=True, integer=True)
+kappa = sp.sqrt(kappa2_)
+
+# --- kappa^2 on the box [0, 1]^p (spec 3) ------------------------------------------------------
+#: sup over [0,1]^p of a scalar kernel k(x, x): every one is maximal at x = 1 (Gaussian: constant 1)
+SCALAR_SUP = {"gaussian": sp.Integer(1), "linear": p, "polynomial": (p + offset) ** degree, "constant": c}
+#: ||J||_op of the paper's output matrix J = 0.9 I + 0.1 11^T (spec 3.1)
+J_NORM = sp.Rational(9, 10) + d / 10
+#: kappa^2 of the non-separable kernel on [0,1]^p, attained at x = 1 (spec 3.2)
+LINEAR_QUADRATIC_KAPPA2 = p * (mu * d + (1 - mu) * p)
+
+# --- Propositions 1-2 and Theorems 1-2 (spec 8, 10) -------------------------------------------
+U_PROP1 = C * kappa / lam
+U_PROP2 = sp.Max(C_y / kappa, 2 * C_y / lam)
+#: the sharpened Prop. 2(i) bound is PROP2_NORM_FACTOR (1 - prod_k (1 - eta_k lam)) (spec C12)
+PROP2_NORM_FACTOR = 2 * kappa * C_y / lam
+A = 2 * lam * U**2 * (2 * eta * lam + 1 / (eta * lam))
+A2 = 2 * lam * U**2 * (10 * eta * lam + 1 / (eta * lam))
+B = U**2 / (2 * eta)
+#: what C18s subtracts instead of adding b/n: (3U^2/(2 eta) + 2 lam^2 U^2 eta)/n
+SHARPENING = 3 * U**2 / (2 * eta) + 2 * lam**2 * U**2 * eta
+THEOREM1_EXCESS = A / sp.sqrt(n) + B / n
+THEOREM2_EXCESS = A2 / sp.sqrt(n) + B / n
+SHARPENED_EXCESS = A / sp.sqrt(n) - SHARPENING / n
+#: the minimiser of THEOREM1_EXCESS over eta > 0 (spec 10)
+ETA_STAR = sp.sqrt(2 + 1 / (2 * sp.sqrt(n))) / (2 * lam)
+#: its minimum value (spec 10)
+THEOREM1_MINIMUM = 2 * sp.sqrt(2) * lam * U**2 * sp.sqrt(4 * sp.sqrt(n) + 1) / n ** sp.Rational(3, 4)
+
+
+def exact(value) -> sp.Expr:
+    """A float (or int) as the exact sympy rational it represents."""
+    if isinstance(value, (sp.Basic, int)):
+        return sp.sympify(value)
+    return sp.Rational(float(value))
+
+
+@functools.lru_cache(maxsize=None)
+def _mpmath_function(expr: sp.Expr, names: tuple):
+    symbols = {symbol.name: symbol for symbol in expr.free_symbols}
+    return sp.lambdify([symbols[name] for name in names], expr, "mpmath")
+
+
+def evaluate(expr: sp.Expr, **values) -> mpmath.mpf:
+    """``expr`` at ``values`` (floats are read as exact binary rationals), with mpmath at DIGITS digits."""
+    symbols = {symbol.name: symbol for symbol in expr.free_symbols}
+    missing = set(symbols) - set(values)
+    if missing:
+        raise ValueError(f"evaluate needs values for {sorted(missing)}")
+    names = tuple(sorted(symbols))
+    function = _mpmath_function(expr, names)
+    with mpmath.workdps(DIGITS):
+        return mpmath.mpf(function(*[mpmath.mpf(exact(values[name]).p) / exact(values[name]).q for name in names]))
+
+
+def value(expr: sp.Expr, **values) -> float:
+    """``evaluate`` rounded to float."""
+    return float(evaluate(expr, **values))
+
+
+def _largest_eigenvalue(matrix) -> mpmath.mpf:
+    """Of a float or mpf (object) symmetric matrix, at DIGITS digits."""
+    with mpmath.workdps(DIGITS):
+        matrix = np.asarray(matrix)
+        entries = matrix.tolist() if matrix.dtype == object else np.asarray(matrix, dtype=float).tolist()
+        return max(mpmath.eigsy(mpmath.matrix(entries), eigvals_only=True))
+
+
+def kappa2(kernel, p_: int) -> mpmath.mpf:
+    """``kappa^2 >= sup_{x in [0,1]^p} ||K(x,x)||_op`` (Hypothesis 1; spec 3; equality except for sums).
+
+    Separable ``k B``: ``sup k(x,x) * ||B||_op`` (the largest eigenvalue of the float matrix B as stored: for
+    the paper's J it exceeds ``J_NORM = (d+9)/10`` by a few ulps, since 0.1 is not a binary fraction); non-separable: ``p (mu d + (1-mu) p)``; feature kernel:
+    ``||A(x)||_op^2`` is convex in ``x``, so its max over the box is at one of the 2^p vertices; weighted
+    sums: the weighted sum of the terms' values (an upper bound).
+    """
+    kernel = as_kernel(kernel)
+    if isinstance(kernel, Separable):
+        scalar = kernel.scalar
+        sup = evaluate(SCALAR_SUP[scalar.name], **{"p": p_, **scalar.params()}) if SCALAR_SUP[scalar.name].free_symbols \
+            else mpmath.mpf(1)
+        with mpmath.workdps(DIGITS):
+            return sup * _largest_eigenvalue(kernel.B)
+    if isinstance(kernel, LinearQuadratic):
+        return evaluate(LINEAR_QUADRATIC_KAPPA2, p=p_, mu=kernel.mu, d=kernel.d)
+    if isinstance(kernel, Feature):   # K(v, v) = A(v) A(v)^T computed in mpmath: a float product could round down
+        with mpmath.workdps(DIGITS):
+            vertices = [np.array([mpmath.mpf(c) for c in v], dtype=object) for v in itertools.product((0, 1), repeat=p_)]
+            return max(_largest_eigenvalue(kernel(v, v)) for v in vertices)
+    if isinstance(kernel, WeightedSum):
+        with mpmath.workdps(DIGITS):
+            return mpmath.fsum(exact_mpf(weight) * kappa2(term, p_) for weight, term in kernel.terms)
+    raise TypeError(f"kernel must be one of ovk_ref's kernels (no kappa^2 formula for {type(kernel).__name__})")
+
+
+def paper_kappa2(kernel, p_: int) -> mpmath.mpf:
+    """The closed forms of spec 3.1-3.2: ``(d+9)/10`` (Gaussian with J) and ``p (mu d + (1-mu) p)``."""
+    kernel = as_kernel(kernel)
+    if isinstance(kernel, LinearQuadratic):
+        return evaluate(LINEAR_QUADRATIC_KAPPA2, p=p_, mu=kernel.mu, d=kernel.d)
+    if isinstance(kernel, Separable) and kernel.scalar.name == "gaussian":
+        return evaluate(J_NORM, d=kernel.d)
+    raise TypeError(f"kernel must be one of the paper's two experiment kernels, got {kernel!r}")
+
+
+def exact_mpf(value) -> mpmath.mpf:
+    with mpmath.workdps(DIGITS):
+        return mpmath.mpf(value)

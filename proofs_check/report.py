@@ -1,0 +1,57 @@
+"""The verify table (text and Markdown) and its JSON form, from a list of ``Verdict`` (issue 3, item 6)."""
+from __future__ import annotations
+
+import json
+import math
+
+from proofs_check.claims import CLAIMS
+
+
+def verdict_text(verdict) -> str:
+    """``holds on N instances`` / ``false`` / ``open (N instances)`` / ``not applicable`` / ``error``."""
+    if verdict.verdict == "holds":
+        return f"holds on {verdict.instances} instances"
+    if verdict.verdict == "open":
+        return f"open (no counterexample in {verdict.instances})"
+    return verdict.verdict
+
+
+def margin_text(verdict) -> str:
+    if verdict.verdict == "not applicable" or math.isinf(verdict.worst_margin):
+        return "-"
+    return f"{verdict.worst_margin:.3g}"
+
+
+def counterexample_text(verdict) -> str:
+    if verdict.verdict == "error":
+        return verdict.error
+    if verdict.counterexample is None:
+        return ""
+    return json.dumps(verdict.counterexample, separators=(",", ":"))
+
+
+def table(verdicts, *, markdown: bool = False, statement_width: int = 60) -> str:
+    """One row per verdict: claim, statement, verdict, worst relative margin, counterexample; ``!`` marks a
+    verdict that differs from the expected one."""
+    header = ("claim", "statement", "verdict", "worst margin", "counterexample")
+    rows = []
+    for verdict in verdicts:
+        statement = CLAIMS[verdict.claim].statement
+        if not markdown and len(statement) > statement_width:
+            statement = statement[: statement_width - 3] + "..."
+        mark = "" if verdict.as_expected else f" (! expected {verdict.expected})"
+        rows.append((verdict.claim, statement, verdict_text(verdict) + mark, margin_text(verdict), counterexample_text(verdict)))
+    if markdown:
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        code = (1, 4)   # statement and counterexample as code spans (GFM: a pipe in a cell is escaped even there)
+        lines += ["| " + " | ".join(f"`{cell}`".replace("|", "\\|") if i in code and cell else cell for i, cell in enumerate(row)) + " |"
+                  for row in rows]
+        return "\n".join(lines)
+    widths = [max(len(header[i]), *(len(row[i]) for row in rows)) if i < 4 else 0 for i in range(5)]
+    lines = ["  ".join(f"{cell:{widths[i]}s}" for i, cell in enumerate(header)).rstrip()]
+    lines += ["  ".join(f"{cell:{widths[i]}s}" for i, cell in enumerate(row)).rstrip() for row in rows]
+    return "\n".join(lines)
+
+
+def to_json(verdicts, **metadata) -> str:
+    return json.dumps({**metadata, "verdicts": [verdict.to_dict() for verdict in verdicts]}, indent=2, default=float)

@@ -1,0 +1,31 @@
+"""Every planted fault of proofs_check.mutants is caught by a named claim (issue 3, "What it must show")."""
+import pytest
+
+from proofs_check import CLAIMS, MUTANTS, run_claim
+
+#: mutant -> the claims that must reject it (the first one is the fault's natural detector)
+CATCHERS = {
+    "shrink_skipped": ["onorma.closed_form"],
+    "shrink_applied_to_new_coefficient": ["onorma.sgd"],
+    "eta_next_index": ["onorma.closed_form", "onorma.sgd", "monorma.one_kernel"],
+    "kernel_transposed": ["onorma.sgd"],
+    "delta_exponents_misparsed": ["monorma.delta_normalised", "monorma.copies"],
+    "truncation_keeps_one_more": ["onorma.truncation_support"],
+}
+
+
+def test_every_mutant_has_a_catcher():
+    assert set(CATCHERS) == set(MUTANTS), "a planted fault without a claim that catches it"
+
+
+@pytest.mark.parametrize(("mutant", "claim_id"), [(m, c) for m, claims in CATCHERS.items() for c in claims],
+                         ids=lambda value: value)
+def test_claim_catches_mutant(mutant, claim_id):
+    verdict = run_claim(claim_id, "ci", impl=MUTANTS[mutant], shrink=False)
+    assert verdict.verdict == "false", f"{claim_id} did not catch the mutant {mutant}: {verdict.verdict}"
+    assert CLAIMS[claim_id].expected == "holds"
+
+
+@pytest.mark.parametrize("claim_id", ["onorma.closed_form", "onorma.sgd", "onorma.truncation_support", "monorma.delta_normalised"])
+def test_catchers_accept_the_reference(claim_id):
+    assert run_claim(claim_id, "ci").verdict == "holds"

@@ -1,0 +1,89 @@
+"""Regression tests: each claim found false replays a counterexample with @example (the Hypothesis database
+is only a cache), and checks it against a value derived by hand (spec 8-9)."""
+import math
+
+import numpy as np
+from hypothesis import Phase, example, given, settings
+
+import ovk_ref
+from proofs_check import CLAIMS
+from proofs_check.runner import evaluate
+
+REPLAY = settings(phases=[Phase.explicit], database=None, deadline=None)
+
+
+def _one_point(kernel, y, lam, eta, x=(0.0,)):
+    return {"kernel": kernel, "p": len(x), "d": len(y), "X": [list(x)], "Y": [list(y)], "lam": lam, "eta": eta,
+            "loss": "squared", "kappa2": None, "C": None, "C_y": float(np.linalg.norm(y)), "truncation": None}
+
+
+GAUSS_1D = {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}
+SCALED_GAUSS_1D = {"type": "sum", "terms": [{"weight": 10.0, "kernel": GAUSS_1D}]}   # K(0, 0) = kappa^2 = 10
+
+PROP2_IV = {**_one_point(SCALED_GAUSS_1D, [1.0], lam=100.0, eta=0.005), "kappa2": 10.0}
+PROP2_IV_2D = {"kernel": {"type": "linear_separable", "B": [[1.0, 1.0], [1.0, 1.0]]}, "p": 3, "d": 2, "X": [[1.0, 1.0, 1.0]],
+               "Y": [[0.7071067811865475, 0.7071067811865475]], "lam": 60.0, "eta": 0.008333333333333333, "loss": "squared",
+               "kappa2": 6.0, "C": None, "C_y": 1.0, "truncation": None}
+
+
+@REPLAY
+@given(instance=CLAIMS["prop2.iv"].instances)
+@example(instance=PROP2_IV)
+@example(instance=PROP2_IV_2D)
+def test_prop2_iv_is_false(instance):
+    """C14: one point, ||f_1|| = kappa C_y / (kappa^2 + lam) exceeds 2 C_y / lam although lam > 2 kappa^2."""
+    violated, outcome, _ = evaluate(CLAIMS["prop2.iv"], instance)
+    assert violated and instance["lam"] > 2 * instance["kappa2"]
+    if instance is PROP2_IV:
+        assert math.isclose(outcome.quantities["max_norm"], math.sqrt(10) / 110, rel_tol=ovk_ref.tolerances.IDENTITY_RTOL)
+    # what Theorem 1 needs still holds: ||f_n|| <= C_y / kappa <= U
+    assert outcome.quantities["max_norm"] <= outcome.quantities["C_y/kappa"]
+
+
+@REPLAY
+@given(instance=CLAIMS["prop2.i_without_lam"].instances)
+@example(instance={**_one_point(GAUSS_1D, [1.0], lam=0.1, eta=5.0), "kappa2": 1.0})
+def test_prop2_i_needs_lam_above_two_kappa2(instance):
+    """Without lam > 2 kappa^2: f_1 = eta y K(., 0), ||f_1|| = 5 > C_y / kappa = 1."""
+    violated, outcome, _ = evaluate(CLAIMS["prop2.i_without_lam"], instance)
+    assert violated and math.isclose(outcome.quantities["max_norm"], 5.0, rel_tol=ovk_ref.tolerances.IDENTITY_RTOL)
+
+
+THM1_WITHOUT_LAM = {"kernel": {"type": "linear_quadratic", "mu": 0.0, "d": 1}, "p": 1, "d": 1, "X": [[1.0], [1.0], [1.0]],
+                    "Y": [[1.0], [1.0], [1.0]], "lam": 0.01, "eta": 50.0, "loss": "squared", "kappa2": 1.0, "C": None,
+                    "C_y": 1.0, "truncation": None}
+
+
+@REPLAY
+@given(instance=CLAIMS["thm1.squared_without_lam"].instances)
+@example(instance=THM1_WITHOUT_LAM)
+def test_theorem1_squared_loss_needs_lam_above_two_kappa2(instance):
+    """C22: K = 1 at x = 1, y = 1, eta = 50: p_2 = 50, p_3 = 50 (1 - 50 lam/sqrt 2) - 49 (50/sqrt 2): the online
+    squared errors explode while a/sqrt(n) + b/n stays O(1e3)."""
+    violated, outcome, _ = evaluate(CLAIMS["thm1.squared_without_lam"], instance)
+    assert violated and instance["lam"] < 2 * instance["kappa2"]
+    p3 = 50 * (1 - 50 * 0.01 / math.sqrt(2)) - 49 * 50 / math.sqrt(2)
+    assert outcome.quantities["n"] == 3
+    lhs = ((0 - 1) ** 2 + (50 - 1) ** 2 + (p3 - 1) ** 2) / 2 / 3   # + (lam/2)||f||^2 terms, all >= 0
+    assert outcome.quantities["lhs"] >= lhs
+
+
+@REPLAY
+@given(instance=CLAIMS["def1.iv_printed"].instances)
+@example(instance={"kernel": GAUSS_1D, "p": 1, "d": 1, "kappa2": 1.0, "X": [[0.0]], "A": [[1.0]], "x": [0.0], "y": [0.0]})
+def test_printed_definition_1_iv_is_false(instance):
+    """E5: x' = x, y' = -y makes the printed sum -||K(., 0) 1||^2 = -1."""
+    violated, outcome, _ = evaluate(CLAIMS["def1.iv_printed"], instance)
+    assert violated and outcome.quantities["printed_sum"] == -1.0
+
+
+@REPLAY
+@given(instance=CLAIMS["monorma.exponents_literal"].instances)
+@example(instance={"w": [10.0], "r": 10.0})
+@example(instance={"w": [0.3, 1.7, 0.05], "r": 2.0})
+def test_literal_delta_exponents_break_normalisation(instance):
+    """E20: one kernel, sum delta^r = w^(r-1) = 1e9 for w = 10, r = 10; the spec's three-kernel example."""
+    violated, outcome, _ = evaluate(CLAIMS["monorma.exponents_literal"], instance)
+    assert violated
+    if instance["w"] == [10.0]:
+        assert math.isclose(outcome.quantities["sum_delta_r"], 1e9, rel_tol=ovk_ref.tolerances.IDENTITY_RTOL)
