@@ -44,34 +44,20 @@ show_table(["id", "expected", "statement", "reference"],
 # %% [markdown]
 # ## The counterexamples, replayed
 #
-# A full search costs from a fraction of a second to a minute per claim, so the counterexamples below are the ones
-# `run_claim(id, "ci")` shrank them to (the `ci` profile is derandomised), pinned here as plain dicts. Each is
-# replayed live with `CLAIMS[id].check(instance, ovk_ref)` and must give a negative margin. A `false` claim without a
-# pinned counterexample (one added to the registry later) is searched live instead, so none is skipped.
+# A full search costs from a fraction of a second to a minute per claim, so each `false` claim is replayed from
+# its first known counterexample (`claim.known_counterexamples`: instances an earlier `ci` search shrank to, kept in
+# the registry so that `ovk-check verify` never misses a known finding). Each is replayed live with
+# `CLAIMS[id].check(instance, ovk_ref)` and must give a negative margin. A `false` claim without a known
+# counterexample is searched live instead, so none is skipped.
 
 # %%
-GAUSSIAN_1D = {"type": "sum", "terms": [{"weight": 1.0, "kernel": {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}}]}
-SQUARED_1D = {"p": 1, "d": 1, "loss": "squared", "C": None, "C_y": 1.0, "truncation": None}
-PINNED = {
-    "def1.iv_printed": {"kernel": GAUSSIAN_1D, "p": 1, "d": 1, "kappa2": 1.0, "X": [[0.0]], "A": [[1.0]], "x": [0.0],
-                        "y": [0.0]},
-    "prop2.i_without_lam": {"kernel": GAUSSIAN_1D, **SQUARED_1D, "X": [[0.0]], "Y": [[1.0]], "lam": 0.1, "eta": 5.0,
-                            "kappa2": 1.0},
-    "monorma.exponents_literal": {"w": [10.0], "r": 10.0},
-    "prop2.iv": {"kernel": {"type": "sum", "terms": [{"weight": 10.0, "kernel": GAUSSIAN_1D["terms"][0]["kernel"]}]},
-                 **SQUARED_1D, "X": [[0.0]], "Y": [[1.0]], "lam": 100.0, "eta": 0.005, "kappa2": 10.0},
-    "thm1.squared_without_lam": {"kernel": GAUSSIAN_1D, **SQUARED_1D, "X": [[0.0]] * 4, "Y": [[1.0], [0.0], [0.0], [0.0]],
-                                 "lam": 0.1, "eta": 5.0, "kappa2": 1.0},
-}
-assert set(PINNED) <= {claim.id for claim in findings if claim.expected == "false"}   # no stale pin
-
 counterexamples, replays = {}, {}
 for claim in findings:
     lines = [f"### `{claim.id}` ({claim.reference}): expected {claim.expected}",
              f"*Statement:* {claim.statement}  ", f"*Hypotheses:* {claim.hypotheses}  "]
     if claim.notes:
         lines.append(f"*Audit note:* {claim.notes}  ")
-    if claim.expected == "open" or claim.id not in PINNED:
+    if not claim.known_counterexamples:
         start = time.perf_counter()
         verdict = run_claim(claim.id, PROFILE, impl=ovk_ref)
         assert verdict.verdict == claim.expected, (claim.id, verdict.verdict, verdict.error)
@@ -84,8 +70,8 @@ for claim in findings:
             continue
         counterexamples[claim.id] = verdict.counterexample
     else:
-        counterexamples[claim.id] = PINNED[claim.id]
-        lines.append("*Counterexample:* pinned (shrunk by `run_claim(id, \"ci\")`).")
+        counterexamples[claim.id] = claim.known_counterexamples[0]
+        lines.append("*Counterexample:* the registry's first known one (shrunk by an earlier `ci` search).")
     replay = claim.check(counterexamples[claim.id], ovk_ref)
     assert replay.relative_margin < 0, (claim.id, replay)               # the counterexample replays
     replays[claim.id] = replay

@@ -14,7 +14,10 @@ from ovk_ref import arithmetic, validation
 
 
 def _norm(r):
-    return arithmetic.sqrt(np.dot(r, r))
+    """``||r||``; in float64 by ``math.hypot``, since ``sqrt(r . r)`` underflows to 0 for ``||r|| < 1e-154``."""
+    if arithmetic.is_multiprecision(r):
+        return arithmetic.sqrt(np.dot(r, r))
+    return math.hypot(*r)
 
 
 class Loss:

@@ -9,6 +9,8 @@ from proofs_check.claims import CLAIMS
 
 def verdict_text(verdict) -> str:
     """``holds on N instances`` / ``false`` / ``open (N instances)`` / ``not applicable`` / ``error``."""
+    if verdict.verdict == "false" and verdict.known:
+        return "false (known counterexample)"
     if verdict.verdict == "holds":
         return f"holds on {verdict.instances} instances"
     if verdict.verdict == "open":

@@ -5,6 +5,8 @@ each, and returns a ``Verdict``: ``holds`` (no violation on N instances), ``open
 claim cannot be settled by finitely many instances), ``false`` (the smallest counterexample Hypothesis
 shrank to, with every parameter needed to replay it: ``CLAIMS[id].check(counterexample, impl)``),
 ``error`` (the check raised) or ``not applicable`` (``impl`` lacks a function the claim calls).
+When the search finds no violation of a claim that has ``known_counterexamples``, those are replayed: one
+that still violates makes the verdict ``false`` (``Verdict.known`` says so).
 
 A margin within ``tolerances.NEAR_ZERO_MARGIN`` (relative) of 0 is recomputed at
 ``tolerances.RECHECK_DIGITS`` digits before it counts either way; such instances are counted in
@@ -41,6 +43,7 @@ class Verdict:
     counterexample_quantities: dict = field(default_factory=dict)
     rechecked: int = 0            # instances recomputed at RECHECK_DIGITS digits
     error: str = ""
+    known: bool = False           # the counterexample is a known one, replayed because the search found none
     seconds: float = 0.0
     profile: str = ""
 
@@ -142,6 +145,7 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
     try:
         test()
         verdict.verdict = "open" if claim.expected == "open" else "holds"
+        _replay_known(claim, impl, verdict)
     except _Violation:
         verdict.verdict = "false"
         verdict.counterexample = failing["instance"]   # the last failing call is Hypothesis' replay of its smallest
@@ -152,6 +156,20 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
         verdict.counterexample = failing.get("instance")
     verdict.seconds = time.perf_counter() - start
     return verdict
+
+
+def _replay_known(claim, impl, verdict) -> None:
+    """When the search found nothing, a known counterexample that still violates the claim settles it."""
+    for instance in claim.known_counterexamples:
+        verdict.instances += 1
+        violated, outcome, rechecked = evaluate(claim, instance, impl)
+        verdict.rechecked += rechecked
+        if violated:
+            verdict.verdict, verdict.known = "false", True
+            verdict.worst_margin = min(verdict.worst_margin, outcome.relative_margin)
+            verdict.counterexample = instance
+            verdict.counterexample_quantities = {"relative_margin": outcome.relative_margin, **outcome.quantities}
+            return
 
 
 def verify(claim_ids=None, profile: str | None = None, impl=ovk_ref, seed: int | None = None, progress=None) -> list[Verdict]:

@@ -289,3 +289,13 @@ def loss_points(draw):
         y = draw(bounded_arrays(d, bound=2.0))
     return {"loss": loss, "d": d, "y": y.tolist(), "z": draw(bounded_arrays(d, bound=3.0)).tolist(),
             "z2": draw(bounded_arrays(d, bound=3.0)).tolist(), "theta": draw(st.floats(0.0, 1.0, **FLOATS))}
+
+
+def smooth_losses(d: int):
+    """Losses of spec 4 with a continuous gradient (squared, Huber, and softmax for ``d >= 2``).
+
+    For trajectory identities compared in float64: at a kink of a non-smooth loss two computations of the
+    same prediction may fall on different sides and pick different subgradients, an O(1) difference that
+    is no error."""
+    options = [st.just("squared"), st.builds(lambda delta: {"type": "huber", "delta": delta}, st.floats(0.05, 2.0, **FLOATS))]
+    return st.one_of(*options, *([st.just("softmax")] if d >= 2 else []))

@@ -4,6 +4,8 @@ A ``Claim`` has a stable id, the statement in one line, the paper's reference, i
 expected verdict (``holds``, ``false`` or ``open``), a Hypothesis strategy of instances (plain,
 JSON-able dicts, so that a counterexample can be replayed by pasting it) and ``check(instance, impl,
 precision)`` returning an ``Outcome``: the margin (bound minus observed; negative means violated).
+A claim expected ``false`` carries ``known_counterexamples``: small instances (shrunk by an earlier search)
+that a run replays when its own random search finds none, so a known finding never goes missing.
 """
 from __future__ import annotations
 
@@ -52,6 +54,7 @@ class Claim:
     check: Callable                        # check(instance, impl, precision=None) -> Outcome
     uses: tuple = ()                       # the functions of the implementation under test it calls
     notes: str = ""
+    known_counterexamples: tuple = ()      # instances that violate the claim (for expected == "false")
 
     def __post_init__(self):
         if self.expected not in EXPECTED_VERDICTS:
@@ -59,6 +62,8 @@ class Claim:
         unknown = set(self.uses) - set(IMPLEMENTATION_FUNCTIONS)
         if unknown:
             raise ValueError(f"uses must name functions among {IMPLEMENTATION_FUNCTIONS}, got {sorted(unknown)}")
+        if self.known_counterexamples and self.expected != "false":
+            raise ValueError(f"known_counterexamples belong to claims expected false, not {self.expected!r} ({self.id})")
 
     def applies_to(self, impl) -> bool:
         """True when ``impl`` offers every function this claim calls."""
@@ -69,12 +74,13 @@ class Claim:
 CLAIMS: dict[str, Claim] = {}
 
 
-def claim(id, *, statement, reference, hypotheses, expected, instances, uses=(), notes=""):
+def claim(id, *, statement, reference, hypotheses, expected, instances, uses=(), notes="", known_counterexamples=()):
     """Decorator registering ``check`` as the check of a new claim ``id``."""
     def register(check):
         if id in CLAIMS:
             raise ValueError(f"claim id {id!r} is registered twice")
         CLAIMS[id] = Claim(id=id, statement=statement, reference=reference, hypotheses=hypotheses, expected=expected,
-                           instances=instances, check=check, uses=tuple(uses), notes=notes)
+                           instances=instances, check=check, uses=tuple(uses), notes=notes,
+                           known_counterexamples=tuple(known_counterexamples))
         return check
     return register

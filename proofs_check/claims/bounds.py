@@ -49,6 +49,8 @@ def _batch_norms(instance, precision=None):
 @claim("prop2.iv", statement="||f_n|| <= 2 C_y / lam for the batch minimiser f_n of every prefix",
        reference="Prop. 2(iv); spec C14, E18", hypotheses="Hyp. 1, 3 (squared loss, ||y_t|| <= C_y, lam > 2 kappa^2)",
        expected="false", instances=strategies.onorma_instances("hyp3", lam_boundary=False),
+       known_counterexamples=[{"kernel": {"type": "sum", "terms": [{"weight": 10.0, "kernel": {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}}]}, "p": 1, "d": 1, "loss": "squared", "C": None, "C_y": 1.0, "truncation": None,
+                               "X": [[0.0]], "Y": [[1.0]], "lam": 100.0, "eta": 0.005, "kappa2": 10.0}],
        notes="the proof's (lam/2)||f||^2 <= C_y^2/2 gives ||f|| <= C_y/sqrt(lam), not 2 C_y/lam; one point with "
              "K = kappa^2 I gives ||f|| = kappa C_y/(kappa^2 + lam) > 2 C_y/lam once kappa > 2 and lam > 2 kappa^2/(kappa-2)")
 def prop2_iv(instance, impl=None, precision=None):
@@ -160,6 +162,8 @@ def theorem1_per_round(instance, impl, precision=None):
 @claim("thm1.squared_without_lam", statement="Theorem 1 for the squared loss also holds without lam > 2 kappa^2",
        reference="Thm. 1, Hyp. 3(iii); spec C22, E19", hypotheses="Hyp. 1, 3(i)-(ii) only: lam < 2 kappa^2 (breaks Hyp. 3(iii))",
        expected="false", instances=strategies.onorma_instances("hyp3_without_lam", max_n=8), uses=("onorma",),
+       known_counterexamples=[{"kernel": {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}, "p": 1, "d": 1, "loss": "squared", "C": None, "C_y": 1.0, "truncation": None, "X": [[0.0]] * 4,
+                               "Y": [[1.0], [0.0], [0.0], [0.0]], "lam": 0.1, "eta": 5.0, "kappa2": 1.0}],
        notes="C22 decided: the hypothesis (or some bound on eta kappa^2) is needed, not only the proof; with "
              "eta_1 kappa^2 > 2 the squared-loss iterates oscillate with growing amplitude")
 def theorem1_without_lam(instance, impl, precision=None):

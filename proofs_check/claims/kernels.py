@@ -61,6 +61,8 @@ def reproducing(instance, impl=None, precision=None):
 @claim("def1.iv_printed", statement="the printed Def. 1(iv): sum_{k,l} <K(.,x_k) y_k, K(.,x'_l) y'_l> >= 0 for all families",
        reference="Def. 1(iv) as printed; spec E5", hypotheses="any nonzero kernel; x' = x, y' = -y",
        expected="false", instances=strategies.kernel_point_sets(),
+       known_counterexamples=[{"kernel": {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}, "p": 1, "d": 1, "kappa2": 1.0, "X": [[0.0]], "A": [[1.0]],
+                              "x": [0.0], "y": [0.0]}],
        notes="with x' = x and y' = -y the printed sum is -||sum_k K(., x_k) y_k||^2 < 0")
 def printed_positivity(instance, impl=None, precision=None):
     K = kernel(instance)

@@ -145,7 +145,8 @@ def _weight_vectors(draw):
 
 @claim("monorma.exponents_literal", statement="the box's exponents read literally, (1/r)+1 and (r/r)+1, keep sum_j delta_j^r = 1",
        reference="Alg. 2 step 3 as printed; spec 6.3, E20", hypotheses="w_j > 0, r > 0", expected="false",
-       instances=_weight_vectors(), notes="only 1/(r+1) and r/(r+1) normalise; e.g. w = (0.3, 1.7, 0.05), r = 2")
+       instances=_weight_vectors(), known_counterexamples=[{"w": [10.0], "r": 10.0}, {"w": [0.3, 1.7, 0.05], "r": 2.0}],
+       notes="only 1/(r+1) and r/(r+1) normalise; e.g. w = (0.3, 1.7, 0.05), r = 2")
 def exponents_literal(instance, impl=None, precision=None):
     w, r = np.asarray(instance["w"]), instance["r"]
     delta = w ** (1 / r + 1) / np.sum(w ** (r / r + 1)) ** (1 / r)

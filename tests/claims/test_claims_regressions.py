@@ -3,6 +3,7 @@ is only a cache), and checks it against a value derived by hand (spec 8-9)."""
 import math
 
 import numpy as np
+import pytest
 from hypothesis import Phase, example, given, settings
 
 import ovk_ref
@@ -87,3 +88,18 @@ def test_literal_delta_exponents_break_normalisation(instance):
     assert violated
     if instance["w"] == [10.0]:
         assert math.isclose(outcome.quantities["sum_delta_r"], 1e9, rel_tol=ovk_ref.tolerances.IDENTITY_RTOL)
+
+
+KNOWN = [(claim.id, index) for claim in CLAIMS.values() for index, _ in enumerate(claim.known_counterexamples)]
+
+
+def test_every_false_claim_has_a_known_counterexample():
+    """A random search (dev, thorough) may miss a finding; the registry's known counterexamples keep it."""
+    missing = [claim.id for claim in CLAIMS.values() if claim.expected == "false" and not claim.known_counterexamples]
+    assert not missing, f"claims expected false without known_counterexamples: {missing}"
+
+
+@pytest.mark.parametrize("claim_id, index", KNOWN, ids=[f"{claim_id}[{index}]" for claim_id, index in KNOWN])
+def test_known_counterexample_violates_its_claim(claim_id, index):
+    violated, outcome, _ = evaluate(CLAIMS[claim_id], CLAIMS[claim_id].known_counterexamples[index])
+    assert violated, f"{claim_id}: known counterexample {index} no longer violates the claim (margin {outcome.margin!r})"
