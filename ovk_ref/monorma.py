@@ -16,9 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ovk_ref import arithmetic, validation
-from ovk_ref.arithmetic import Arithmetic
 from ovk_ref.kernels import as_kernel
-from ovk_ref.losses import as_loss
+from ovk_ref.online_learner import OnlineLearner
 from ovk_ref.records import MonormaRecord
 
 #: what to do when every w_j is 0 (spec 6.3): keep delta_{t-1}, or the literal 0/0 (NaN for ever after)
@@ -38,30 +37,22 @@ def _as_kernels(kernels) -> list:
     return kernels
 
 
-class MONORMA:
+class MONORMA(OnlineLearner):
     """Online learner for Algorithm 2: ``learn_one(x, y)``, ``predict_one(x)``; ``weights`` is ``delta_t``."""
 
     def __init__(self, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None):
         self.kernels = _as_kernels(kernels)
-        self.loss = as_loss(loss)
-        self.lam, self.eta = validation.step_parameters(lam, eta)
+        self.d = self.kernels[0].d
+        self.p = next((kernel.p for kernel in self.kernels if kernel.p is not None), None)
+        super().__init__(lam=lam, eta=eta, loss=loss, precision=precision)
         self.r = validation.positive("r", r)
         if all_zero not in ALL_ZERO_CHOICES:
             raise ValueError(f"all_zero must be one of {ALL_ZERO_CHOICES}, got {all_zero!r}")
         self.all_zero = all_zero
-        self.num = Arithmetic(precision)
         m = len(self.kernels)
-        self.d = self.kernels[0].d
-        self.p = next((kernel.p for kernel in self.kernels if kernel.p is not None), None)
-        self.t = 0
-        self.centres = []
-        self.alphas = []
         with self.num.context():
             self.weights = self.num.array(np.full(m, 1.0)) / m     # delta_0 = 1/m (spec 6.1, E21)
             self.gamma = self.num.zeros(m)                           # gamma_0 = 0
-        self.last_prediction = None
-        self.last_new_coefficient = None
-        self.last_kernel_evaluations = 0
 
     def _components(self, x):
         """``g^j_t(x)`` for every kernel j, as an m x d array; and the number of kernel evaluations."""
@@ -71,23 +62,9 @@ class MONORMA:
                 values[j] = values[j] + kernel(x, centre) @ alpha
         return values, len(self.kernels) * len(self.centres)
 
-    def predict_one(self, x) -> np.ndarray:
+    def _predict(self, x):
         """``f_t(x) = sum_j delta^j_t g^j_t(x)``."""
-        x = validation.point("x", x, self)
-        with self.num.context():
-            values, _ = self._components(self.num.array(x))
-            return self.weights @ values
-
-    def learn_one(self, x, y) -> None:
-        x = validation.point("x", x, self)
-        y = validation.target("y", y, self)
-        self.loss.check_targets(y[None, :])
-        with self.num.context():
-            self._round(self.num.array(x), self.num.array(y))
-
-    def step_size(self, t):
-        """``eta_t = eta / sqrt(t)``, t from 1 (spec 1)."""
-        return self.num.scalar(self.eta) / arithmetic.sqrt(self.num.scalar(t))
+        return self.weights @ self._components(x)[0]
 
     def weight_update(self, w):
         """``delta^j_t = w_j^(1/(r+1)) / (sum_k w_k^(r/(r+1)))^(1/r)`` (spec 6.1 step 6, 6.3)."""
@@ -101,13 +78,13 @@ class MONORMA:
     def _round(self, x, y) -> None:
         self.t += 1
         eta_t = self.step_size(self.t)
-        c_t = 1 - eta_t * self.lam
+        c_t = self.shrink_factor(eta_t)
         # 1. v_j = g^j_{t-1}(x_t)
         v, evaluations = self._components(x)
         # 2. prediction with delta_{t-1}
         prediction = self.weights @ v
         # 3. new coefficient
-        new = -eta_t * self.loss.gradient(prediction, y)
+        new = self.new_coefficient(eta_t, prediction, y)
         # 4. shrink
         self.alphas = [c_t * alpha for alpha in self.alphas]
         self.centres.append(x)
@@ -126,12 +103,6 @@ class MONORMA:
         self.last_prediction = prediction
         self.last_new_coefficient = new
         self.last_kernel_evaluations = evaluations
-
-    def coefficients(self) -> np.ndarray:
-        result = self.num.zeros((self.t, self.d))
-        for i, alpha in enumerate(self.alphas):
-            result[i] = alpha
-        return result
 
 
 def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None) -> MonormaRecord:

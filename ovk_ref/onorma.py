@@ -11,14 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from ovk_ref import truncation as truncation_schedules
-from ovk_ref import arithmetic, validation
-from ovk_ref.arithmetic import Arithmetic
+from ovk_ref import validation
 from ovk_ref.kernels import as_kernel
-from ovk_ref.losses import as_loss
+from ovk_ref.online_learner import OnlineLearner
 from ovk_ref.records import OnormaRecord
 
 
-class ONORMA:
+class ONORMA(OnlineLearner):
     """Online learner: ``learn_one(x, y)`` runs one round, ``predict_one(x)`` evaluates ``f_t(x)``.
 
     ``truncation`` is None, an int window ``s >= 1``, or a callable ``t -> s_t``
@@ -28,50 +27,24 @@ class ONORMA:
 
     def __init__(self, kernel, *, lam, eta, loss="squared", truncation=None, precision=None):
         self.kernel = as_kernel(kernel)
-        self.loss = as_loss(loss)
-        self.lam, self.eta = validation.step_parameters(lam, eta)
+        self.d, self.p = self.kernel.d, self.kernel.p
+        super().__init__(lam=lam, eta=eta, loss=loss, precision=precision)
         self.schedule = truncation_schedules.as_schedule(truncation)
-        self.num = Arithmetic(precision)
-        self.t = 0
-        self.centres = []        # x_i of the stored terms of f_t
-        self.indices = []        # their round numbers i (1-based)
-        self.alphas = []         # alpha_{i,t} of the stored terms
+        self.indices = []        # round numbers i of the stored terms (truncation removes the oldest)
         self.norm2 = self.num.scalar(0)   # ||f_t||^2, by the recursion of spec 6.2 (+ downdates, 6.5)
-        self.last_prediction = None
-        self.last_new_coefficient = None
-        self.last_kernel_evaluations = 0
 
     def _evaluate(self, x):
         """``f_t(x) = sum_i K(x, x_i) alpha_{i,t}`` over the stored terms; returns (value, evaluations)."""
-        value = self.num.zeros(self.kernel.d)
+        value = self.num.zeros(self.d)
         for centre, alpha in zip(self.centres, self.alphas):
             value = value + self.kernel(x, centre) @ alpha
         return value, len(self.centres)
 
-    def predict_one(self, x) -> np.ndarray:
-        """``f_t(x)`` for the current t (the prediction for the next example)."""
-        x = validation.point("x", x, self.kernel)
-        with self.num.context():
-            return self._evaluate(self.num.array(x))[0]
+    def _predict(self, x):
+        return self._evaluate(x)[0]
 
-    def learn_one(self, x, y) -> None:
-        x = validation.point("x", x, self.kernel)
-        y = validation.target("y", y, self.kernel)
-        self.loss.check_targets(y[None, :])
-        with self.num.context():
-            self._round(self.num.array(x), self.num.array(y))
-
-    def step_size(self, t):
-        """``eta_t = eta / sqrt(t)``, t from 1 (spec 1)."""
-        return self.num.scalar(self.eta) / arithmetic.sqrt(self.num.scalar(t))
-
-    def shrink_factor(self, eta_t):
-        """``c_t = 1 - eta_t lam`` (spec 1)."""
-        return 1 - eta_t * self.lam
-
-    def new_coefficient(self, eta_t, prediction, y):
-        """``alpha_{t,t} = -eta_t u_t``, ``u_t`` the loss (sub)gradient at the prediction (spec 5.1 step 2)."""
-        return -eta_t * self.loss.gradient(prediction, y)
+    def _indices(self):
+        return self.indices
 
     def _round(self, x, y) -> None:
         self.t += 1
@@ -105,13 +78,6 @@ class ONORMA:
         value_at_centre, _ = self._evaluate(centre)
         self.norm2 = self.norm2 - 2 * np.dot(value_at_centre, alpha) + np.dot(self.kernel(centre, centre) @ alpha, alpha)
         del self.centres[0], self.indices[0], self.alphas[0]
-
-    def coefficients(self) -> np.ndarray:
-        """t x d array of ``alpha_{i,t}``, zero where truncated."""
-        result = self.num.zeros((self.t, self.kernel.d))
-        for i, alpha in zip(self.indices, self.alphas):
-            result[i - 1] = alpha
-        return result
 
 
 def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision=None) -> OnormaRecord:

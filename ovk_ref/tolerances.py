@@ -96,3 +96,12 @@ INEQUALITY_RTOL = 1e-12
 #: subnormal numbers carry absolute, not relative, precision (steps of 4.9e-324), so a relative
 #: tolerance alone fails on values that agree to every representable digit.
 UNDERFLOW_ATOL = 2.2250738585072014e-308
+
+# --- Theorem 2's truncation schedule (ovk_ref.truncation) ----------------------------------------
+#: digits at which floor((t - t0)^(1/2 + epsilon)) is evaluated: float64 puts exact integer powers
+#: (32^0.6 = 8) on either side of the integer, so the floor is off by one there.
+SCHEDULE_DIGITS = 50
+#: a power within this of an integer is that integer: at SCHEDULE_DIGITS digits an exact integer power is
+#: computed to within ~1e-48, while a non-integer power of a small integer (t <= 1e9) with a rational exponent
+#: of small denominator stays much farther than 1e-40 from every integer.
+SCHEDULE_INTEGER_SNAP = 1e-40

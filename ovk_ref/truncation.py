@@ -1,10 +1,12 @@
 """Truncation schedules ``t -> s_t``: after round t, ``f_t`` keeps the ``s_t`` most recent coefficients (spec 5.1 step 4, 5.3)."""
 from __future__ import annotations
 
-import math
+from functools import lru_cache
 from typing import Callable
 
-from ovk_ref import validation
+import mpmath
+
+from ovk_ref import tolerances, validation
 
 
 class FixedWindow:
@@ -21,7 +23,12 @@ class FixedWindow:
 
 
 class Theorem2Schedule:
-    """``s_t = min(t, t0) + 1[t > t0] floor((t - t0)^(1/2 + epsilon))`` with ``0 < epsilon < 1/2`` (spec 5.3)."""
+    """``s_t = min(t, t0) + 1[t > t0] floor((t - t0)^(1/2 + epsilon))`` with ``0 < epsilon < 1/2`` (spec 5.3).
+
+    ``epsilon`` is read as the decimal it prints as (``0.1`` is 1/10, not the nearest binary float), and
+    the floor is taken at ``SCHEDULE_DIGITS`` digits, so that exact powers land on their integer:
+    ``(t - t0) = 32``, ``epsilon = 0.1`` gives ``32^0.6 = 8`` (float64 ``32 ** 0.6`` is 7.999...).
+    """
 
     def __init__(self, t0, epsilon):
         self.t0 = validation.integer("t0", t0, minimum=1)
@@ -33,10 +40,18 @@ class Theorem2Schedule:
     def __call__(self, t: int) -> int:
         if t <= self.t0:
             return t
-        return self.t0 + math.floor((t - self.t0) ** (0.5 + self.epsilon))
+        return self.t0 + _floor_power(t - self.t0, repr(self.epsilon))
 
     def __repr__(self) -> str:
         return f"Theorem2Schedule(t0={self.t0}, epsilon={self.epsilon})"
+
+
+@lru_cache(maxsize=65536)
+def _floor_power(base: int, epsilon: str) -> int:
+    """``floor(base^(1/2 + epsilon))`` for the decimal ``epsilon``, exact except within SCHEDULE_INTEGER_SNAP of an integer."""
+    with mpmath.workdps(tolerances.SCHEDULE_DIGITS):
+        power = mpmath.power(base, mpmath.mpf(1) / 2 + mpmath.mpf(epsilon))
+        return int(mpmath.floor(power + tolerances.SCHEDULE_INTEGER_SNAP))
 
 
 def theorem2_schedule(t0: int, epsilon: float) -> Theorem2Schedule:

@@ -2,7 +2,7 @@
 import math
 
 import numpy as np
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import ovk_ref
@@ -127,12 +127,14 @@ def integer_power_floor(u: int, numerator: int, denominator: int) -> int:
     return k
 
 
-@given(st.integers(1, 40), st.integers(1, 31), st.integers(1, 300))
-def test_theorem2_schedule_formula_and_facts(t0, sixty_fourths, horizon):
-    """``s_t = min(t, t0) + 1[t > t0] floor((t - t0)^(1/2 + eps))`` (exact integer arithmetic, dyadic eps = k/64);
-    ``s_t = t`` up to ``t0 + 1``; the cut ``t - s_t`` starts at ``t0 + 2`` and grows by 0 or 1 per round (spec 5.3)."""
-    schedule = ovk_ref.theorem2_schedule(t0, sixty_fourths / 64)
-    expected = [t if t <= t0 else t0 + integer_power_floor(t - t0, 32 + sixty_fourths, 64) for t in range(1, horizon + 1)]
+@given(st.integers(1, 40), st.integers(1, 49), st.integers(1, 300))
+@example(1, 10, 40)   # eps = 0.1, t - t0 = 32: 32^0.6 = 8 exactly, where float64 gives 7.999...
+def test_theorem2_schedule_formula_and_facts(t0, hundredths, horizon):
+    """``s_t = min(t, t0) + 1[t > t0] floor((t - t0)^(1/2 + eps))`` (exact integer arithmetic, eps = k/100 read as
+    the decimal it prints as); ``s_t = t`` up to ``t0 + 1``; the cut ``t - s_t`` starts at ``t0 + 2`` and grows by 0
+    or 1 per round (spec 5.3)."""
+    schedule = ovk_ref.theorem2_schedule(t0, hundredths / 100)
+    expected = [t if t <= t0 else t0 + integer_power_floor(t - t0, 50 + hundredths, 100) for t in range(1, horizon + 1)]
     assert [schedule(t) for t in range(1, horizon + 1)] == expected
     cuts = [t - s for t, s in zip(range(1, horizon + 1), expected)]
     assert all(cut == 0 for cut in cuts[:t0 + 1])
