@@ -17,6 +17,7 @@ import numpy as np
 from scipy import optimize
 
 import ovk_ref
+from ovk_ref import tolerances
 from ovk_ref.arithmetic import Arithmetic, sqrt
 from ovk_ref.kernels import Feature, as_kernel
 
@@ -69,7 +70,7 @@ def feature_minimum(kernel, X, Y, lam, loss, precision=None) -> Comparator:
     if not isinstance(kernel, Feature):
         raise TypeError(f"kernel must be a feature kernel for a non-squared loss comparator, got {type(kernel).__name__}")
     objective = feature_objective(kernel, np.asarray(X, dtype=float), np.asarray(Y, dtype=float), lam, loss)
-    result = optimize.minimize(objective, np.zeros(kernel.q), jac=True, method="BFGS", options={"gtol": 1e-12, "maxiter": 500})
+    result = optimize.minimize(objective, np.zeros(kernel.q), jac=True, method="BFGS", options={"gtol": tolerances.OPTIMISER_GRADIENT_NORM, "maxiter": 500})
     num = Arithmetic(precision)
     exact_objective = feature_objective(kernel, np.asarray(X, dtype=float), np.asarray(Y, dtype=float), lam, loss, precision)
     brackets = []   # every point w gives valid bounds; keep the best of w = 0 and the optimiser's point
