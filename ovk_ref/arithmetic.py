@@ -7,7 +7,6 @@ reads the same in both modes. Only the transcendental functions and linear solve
 from __future__ import annotations
 
 import contextlib
-import math
 
 import mpmath
 import numpy as np
@@ -101,6 +100,3 @@ def to_float(values) -> np.ndarray:
         return np.float64(float(values))
     return np.asarray(values, dtype=float)
 
-
-def is_finite_number(value) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and math.isfinite(value)

@@ -14,7 +14,6 @@ import numpy as np
 from ovk_experiments.data.dataset import Dataset
 
 SHA256 = "5e0fbdd7c696ae9c0b9cf119eca6ee16ff91d41baccb7505fbd678faca13e6f2"
-N_ROWS, N_ATTRIBUTES, N_CLASSES = 366, 34, 6
 
 
 def default_path() -> Path:
