@@ -113,3 +113,19 @@ SCHEDULE_INTEGER_SNAP = 1e-40
 #: that: a margin above -2 * this / lam is a tie, not a violation. Any real violation found so far is
 #: larger than 1e-3 relative.
 OPTIMISER_GRADIENT_NORM = 1e-12
+
+# --- conformance precision classes (proofs_check.conformance.tolerance, issue 9 item 7) ---------
+#: a float32 implementation against the reference, per field, relative to the field's scale max|expected|.
+#: Model: each round combines O(support) terms whose float32 rounding (unit roundoff u = 2^-24 = 6e-8) is
+#: relative to the terms' scale; predictions feed the next coefficients, and with eta_t = eta/sqrt(t) and
+#: shrink factors below 1 the propagated error stays a bounded multiple of the per-round error (the
+#: recursion is a contraction in every stable regime of the vectors). Measured with an honest float32
+#: engine (proofs_check.conformance.plain_engine.float32_engine) on every quick and standard case that float32 can
+#: represent: worst error 3e-5 of the field's scale (the 4096-round stream; see docs/conformance.md).
+#: 1e-3 leaves a margin above 30 and still rejects every planted fault, which moves a field by more
+#: than 1e-2 of its scale.
+CONFORMANCE_FLOAT32_RTOL = 1e-3
+#: a case is outside the float32 class when rounding its inputs to float32 moves them by more than this
+#: fraction of their spread (u32 max|x| / spread): inputs offset by 1e6 with spread 1 are rounded by 0.06,
+#: which no float32 engine can undo, so those cases certify float64 engines only.
+FLOAT32_INPUT_RESOLUTION = 1e-4

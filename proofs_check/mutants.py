@@ -93,3 +93,7 @@ MUTANTS = {
     "delta_exponents_misparsed": SimpleNamespace(monorma=_monorma_with(_DeltaExponentsMisparsed)),
     "truncation_keeps_one_more": SimpleNamespace(onorma=_onorma_with(ovk_ref.ONORMA, window_plus_one=True)),
 }
+
+
+# --- regime faults for the conformance oracle (issue 9): each shows only in the regime its name says ----------
+from proofs_check.conformance.regime_faults import CONFORMANCE_MUTANTS  # noqa: E402  (kept with the faults above)

@@ -9,7 +9,8 @@ import ovk_fast
 import ovk_ref
 from ovk_ref import tolerances
 from proofs_check import cli
-from proofs_check.conformance import assert_conforms, parametrize_with_vectors, run
+from proofs_check.conformance import VECTORS_VERSION, assert_conforms, parametrize_with_vectors, run
+from proofs_check.conformance.levels import LEVELS
 from proofs_check.mutants import MUTANTS
 
 
@@ -79,27 +80,33 @@ def test_planted_fault_is_rejected_at_its_first_diverging_round(mutant, algorith
 
 
 def test_cli_names_the_diverging_round_and_exits_1_for_a_planted_fault(capsys):
-    assert cli.main(["conform", "proofs_check.mutants:MUTANTS.kernel_transposed"]) == 1
+    assert cli.main(["conform", "proofs_check.mutants:MUTANTS.kernel_transposed", "--level", "quick"]) == 1
     output = capsys.readouterr().out
-    assert "FAIL  onorma      feature-d2-squared " in output and "first divergence: t=2 predictions" in output
+    assert "FAIL  onorma      feature-d2-squared               [basic]" in output
+    assert "first divergence: t=2 predictions" in output
     assert "SKIP  monorma" in output
 
 
 def test_cli_exits_0_for_ovk_fast_and_writes_the_json_report(tmp_path, capsys):
     path = tmp_path / "report.json"
-    assert cli.main(["conform", "ovk_fast", "--json", str(path)]) == 0
+    assert cli.main(["conform", "ovk_fast", "--level", "quick", "--seed", "5", "--json", str(path)]) == 0
     report = json.loads(path.read_text())
     assert report["passed"] and report["counts"]["fail"] == 0 and report["counts"]["pass"] == len(report["cases"])
     assert all(case["max_rel_error"] <= tolerances.CONFORMANCE_RTOL for case in report["cases"])
+    assert (report["level"], report["seed"], report["vectors_version"]) == ("quick", 5, VECTORS_VERSION)
+    assert report["regimes"] == ["basic", "fresh"]
+    assert sum(case["regime"] == "fresh" for case in report["cases"]) == LEVELS["quick"].fresh
+    progress = capsys.readouterr().err
+    assert "fresh-case seed 5" in progress and progress.count("PASS ") == len(report["cases"])
 
 
 def test_cli_exits_1_when_the_implementation_offers_nothing(capsys):
-    assert cli.main(["conform", "json"]) == 1
+    assert cli.main(["conform", "json", "--level", "quick"]) == 1
     assert "offers none of onorma, monorma, batch_ridge" in capsys.readouterr().out
 
 
 def test_cli_usage_error_for_a_missing_module(capsys):
-    assert cli.main(["conform", "no_such_module_for_conform"]) == 2
+    assert cli.main(["conform", "no_such_module_for_conform", "--level", "quick"]) == 2
     assert "cannot be imported" in capsys.readouterr().err
 
 
