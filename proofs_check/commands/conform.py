@@ -23,7 +23,7 @@ def register(subparsers) -> None:
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("implementation", metavar="MODULE[:ATTR]", nargs="?",
                         help="e.g. ovk_fast or mypackage.engines:numpy_engine")
-    target.add_argument("--command", metavar="CMD", help="a program called as CMD REQUEST.json RESULT.json per case")
+    target.add_argument("--command", dest="command_line", metavar="CMD", help="a program called as CMD REQUEST.json RESULT.json per case")
     parser.add_argument("--level", choices=tuple(LEVELS), default="standard",
                         help="quick (seconds), standard (every regime; default) or exhaustive (nightly)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the fresh cases (default: drawn and printed)")
@@ -56,7 +56,7 @@ def run_command(args) -> int:
         raise ValueError(f"--json: the folder of {args.json} does not exist")
     cases = [case for path in args.replay for case in fresh.read_case_file(path)] or None
     seed = _seed(args)
-    host = CommandHost(args.command, args.timeout) if args.command else WorkerHost(args.implementation, args.timeout)
+    host = CommandHost(args.command_line, args.timeout) if args.command_line else WorkerHost(args.implementation, args.timeout)
     shrunk_files = []
 
     def shrink_fresh(case, outcome):

@@ -207,6 +207,7 @@ class WorkerHost(_ProcessHost):
             _kill(self.process)
             self.process.stdout.close()
             self.process.stdin.close()
+            self.stderr.close()
             self.process = None
 
     def offered(self) -> set:

@@ -58,8 +58,8 @@ class PlainOnorma:
             alpha[lo:t - 1] *= self.dtype(c_t)
             factors.append(c_t)
             lo = max(lo, t - self.window(schedule, t))
-            self.after_round(t, alpha, lo, factors)
             predictions[t - 1], new_coefficients[t - 1], support[t - 1] = prediction, alpha[t - 1], t - lo
+            self.after_round(t, alpha, lo, factors)
         return {"predictions": predictions, "new_coefficients": new_coefficients, "support_sizes": support}
 
 

@@ -247,12 +247,12 @@ def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", see
     tolerance.rtol(precision)
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
-    host = host if host is not None else InProcessHost(implementation)
-    offered = host.offered()
-    if cases is None:
+    if cases is None:   # read (and integrity-check) the vectors before starting the implementation
         cases = level_cases(level, algorithms)
         count = LEVELS[level].fresh if fuzz is None else fuzz
         cases += fresh.fresh_cases(seed, count, algorithms) if count else []
+    host = host if host is not None else InProcessHost(implementation)
+    offered = host.offered()
     outcomes, not_offered, outside = [], {}, {}
     for index, case in enumerate(cases, 1):
         reason = tolerance.outside_class(case, precision)

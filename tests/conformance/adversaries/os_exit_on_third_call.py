@@ -1,4 +1,5 @@
-"""ovk_ref's ONORMA, but the process ends with os._exit(0) on the third call (no exception, no output)."""
+"""ovk_ref's ONORMA, but the process ends with os._exit(0) on its third call if that is the non-separable kernel case
+(no exception, no output; the restarted process meets other cases third)."""
 import os
 
 import ovk_ref
@@ -6,9 +7,9 @@ import ovk_ref
 calls = 0
 
 
-def onorma(*args, **kwargs):
+def onorma(X, Y, kernel, **kwargs):
     global calls
     calls += 1
-    if calls == 3:
+    if calls == 3 and kernel["type"] == "linear_quadratic":
         os._exit(0)
-    return ovk_ref.onorma(*args, **kwargs)
+    return ovk_ref.onorma(X, Y, kernel, **kwargs)
