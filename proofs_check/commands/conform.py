@@ -10,6 +10,7 @@ from proofs_check.conformance.hosts import CommandHost, WorkerHost
 from proofs_check.conformance.levels import LEVELS
 from proofs_check.conformance.runner import judge
 from proofs_check.conformance.tolerance import PRECISIONS
+from proofs_check.conformance.vectors import ALGORITHMS
 
 
 def register(subparsers) -> None:
@@ -29,6 +30,8 @@ def register(subparsers) -> None:
     parser.add_argument("--seed", type=int, default=None, help="seed of the fresh cases (default: drawn and printed)")
     parser.add_argument("--fuzz", metavar="N", type=int, default=None,
                         help="number of fresh cases (default: the level's)")
+    parser.add_argument("--algorithms", metavar="NAMES", default=",".join(ALGORITHMS),
+                        help="comma-separated algorithms the implementation declares (default: all three)")
     parser.add_argument("--precision", choices=tuple(PRECISIONS), default="float64",
                         help="precision class of the implementation (tolerance model: docs/conformance.md)")
     parser.add_argument("--timeout", metavar="SECONDS", type=float, default=None,
@@ -49,12 +52,21 @@ def _seed(args) -> int:
     return secrets.randbelow(2**31)
 
 
+def _algorithms(text: str) -> tuple:
+    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = sorted(set(names) - set(ALGORITHMS))
+    if unknown or not names:
+        raise ValueError(f"--algorithms must name some of {', '.join(ALGORITHMS)}, got {text!r}")
+    return names
+
+
 def run_command(args) -> int:
+    algorithms = _algorithms(args.algorithms)
     if args.fuzz is not None and args.fuzz < 0:
         raise ValueError(f"--fuzz must be >= 0, got {args.fuzz}")
     if args.json not in (None, "-") and not Path(args.json).parent.is_dir():
         raise ValueError(f"--json: the folder of {args.json} does not exist")
-    cases = [case for path in args.replay for case in fresh.read_case_file(path)] or None
+    cases = [case for path in args.replay for case in fresh.read_case_file(path) if case.algorithm in algorithms] or None
     seed = _seed(args)
     host = CommandHost(args.command_line, args.timeout) if args.command_line else WorkerHost(args.implementation, args.timeout)
     shrunk_files = []
@@ -71,7 +83,7 @@ def run_command(args) -> int:
     print(f"ovk-check conform: level {args.level}, fresh-case seed {seed} (replay: --seed {seed}), "
           f"precision {args.precision}", file=sys.stderr, flush=True)
     with host:
-        report = run(level=args.level, seed=seed, fuzz=args.fuzz, precision=args.precision, host=host, cases=cases,
+        report = run(algorithms=algorithms, level=args.level, seed=seed, fuzz=args.fuzz, precision=args.precision, host=host, cases=cases,
                      progress=sys.stderr, on_failure=shrink_fresh)
     text = report.text(verbose=args.verbose)
     for name, rounds, path in shrunk_files:

@@ -57,7 +57,7 @@ def draw_case(seed: int, index: int, algorithms=ALGORITHMS) -> dict:
     algorithm = str(rng.choice(list(algorithms)))
     n, p, d = int(rng.integers(2, 41)), int(rng.integers(1, 6)), int(rng.integers(1, 5))
     # far or extreme inputs only with Gaussian kernels (the bandwidth follows the scale)
-    placement = int(rng.integers(0, 4))
+    placement = int(rng.choice(4, p=[0.55, 0.15, 0.15, 0.15]))
     offset, scale = [(0.0, 1.0), (1e6, 1.0), (0.0, 1e-4), (0.0, 1e4)][placement]
     family = "gaussian" if placement else str(rng.choice(FAMILIES))
     if algorithm == "monorma":
@@ -67,10 +67,11 @@ def draw_case(seed: int, index: int, algorithms=ALGORITHMS) -> dict:
     classes = loss is not None and loss["type"] in ("hinge", "softmax")
     if classes and d == 1:
         d = 2
-    X = offset + scale * rng.uniform(0.0, 1.0, size=(n, p))
+    # |x| <= 1 for the kernels that grow with |x| (then every kernel norm is at most about 2^3 = 8)
+    X = offset + scale * rng.uniform(0.0, 1.0, size=(n, p)) / (1.0 if placement else np.sqrt(p))
     Y = np.eye(d)[rng.integers(0, d, size=n)] if classes else rng.standard_normal((n, d))
     lam = float(rng.uniform(0.02, 0.5))
-    eta = float(min(rng.uniform(0.05, 0.5), 0.99 / lam))
+    eta = float(min(rng.uniform(0.05, 0.25), 0.99 / lam))     # eta_1 kappa^2 <= 2: stable runs
     arguments = {"lam": lam}
     mu_scale = scale * scale
     if algorithm == "batch_ridge":

@@ -30,6 +30,8 @@ from proofs_check.conformance.wire import CallResult
 
 #: seconds a case may take in a process host unless ``--timeout`` says otherwise
 DEFAULT_TIMEOUT = 300.0
+#: seconds the worker may take to import the implementation (numpy, scipy, ... on a loaded machine)
+STARTUP_TIMEOUT = 120.0
 
 
 def call_function(function, algorithm: str, X, Y, arguments: dict) -> CallResult:
@@ -159,12 +161,12 @@ class WorkerHost(_ProcessHost):
         self.process = subprocess.Popen([sys.executable, "-m", "proofs_check.conformance.worker", self.spec],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                                         env=environment, start_new_session=True)
-        message = self._receive()
+        message = self._receive(max(self.timeout, STARTUP_TIMEOUT))
         if isinstance(message, dict) and "usage" in message:
             self._stop()
             raise ValueError(message["usage"])      # MODULE[:ATTR] cannot be loaded: a usage error
         if not isinstance(message, dict) or "offers" not in message:
-            reason = self._death("while importing the implementation", message)
+            reason = self._death("while importing the implementation", message, max(self.timeout, STARTUP_TIMEOUT))
             self._stop()
             self.startup_failure = reason
             raise _WorkerDied(reason)
@@ -175,21 +177,21 @@ class WorkerHost(_ProcessHost):
         lines = self.stderr.read().decode(errors="replace").strip().splitlines()[-3:]
         return f": {' | '.join(lines)}" if lines else ""
 
-    def _death(self, when: str, message) -> str:
+    def _death(self, when: str, message, timeout: float) -> str:
         if isinstance(message, dict) and "fatal" in message:
             return message["fatal"]
         if message == "timeout":
-            return f"timed out after {self.timeout:g} s {when}"
+            return f"timed out after {timeout:g} s {when}"
         code = self.process.poll()
         if code is None:
             return f"broke the worker protocol {when}"
         return f"the implementation's process exited with code {code} {when}{self._stderr_tail()}"
 
-    def _receive(self):
+    def _receive(self, timeout: float):
         """The next protocol message, None at end of file, "timeout" after ``timeout`` seconds."""
         selector = selectors.DefaultSelector()
         selector.register(self.process.stdout, selectors.EVENT_READ)
-        ready = selector.select(self.timeout)
+        ready = selector.select(timeout)
         selector.close()
         if not ready:
             return "timeout"
@@ -233,10 +235,10 @@ class WorkerHost(_ProcessHost):
             self.process.stdin.flush()
         except OSError:
             pass      # the worker is gone: _receive says how
-        message = self._receive()
+        message = self._receive(self.timeout)
         seconds = time.perf_counter() - started
         if not (isinstance(message, dict) and message.get("done")):
-            reason = self._death(f"during case {case.name}", message)
+            reason = self._death(f"during case {case.name}", message, self.timeout)
             self._stop()
             return CallResult(error=reason, seconds=seconds)
         outcome = wire.read_result(result)

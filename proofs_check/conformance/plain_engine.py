@@ -15,7 +15,7 @@ import numpy as np
 
 from ovk_fast.kernel_rows import KernelRows, diagonal_blocks
 from ovk_ref import truncation as truncation_schedules
-from ovk_ref.kernels import as_kernel
+from ovk_ref.kernels import Gaussian, Separable, as_kernel
 from ovk_ref.losses import as_loss
 
 
@@ -34,7 +34,11 @@ class PlainOnorma:
         return t if schedule is None else truncation_schedules.window(schedule, t)
 
     def kernel_values(self, kernel, x, stored_X, coefficients) -> np.ndarray:
-        """``sum_i K(x, x_i) a_i`` over the stored points."""
+        """``sum_i K(x, x_i) a_i`` over the stored points (separable Gaussian kernels directly, spec 3.1)."""
+        if isinstance(kernel, Separable) and isinstance(kernel.scalar, Gaussian):
+            differences = stored_X - x
+            k = np.exp(-np.einsum("ip,ip->i", differences, differences) / kernel.scalar.mu)
+            return kernel.B @ (k @ coefficients)
         return KernelRows(kernel, x[None, :], stored_X).apply(coefficients)[0]
 
     def after_round(self, t: int, alpha: np.ndarray, lo: int, factors: list) -> None:

@@ -247,12 +247,15 @@ def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", see
     tolerance.rtol(precision)
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
-    if cases is None:   # read (and integrity-check) the vectors before starting the implementation
+    stored = cases is None
+    if stored:   # read (and integrity-check) the vectors before starting the implementation
         cases = level_cases(level, algorithms)
-        count = LEVELS[level].fresh if fuzz is None else fuzz
-        cases += fresh.fresh_cases(seed, count, algorithms) if count else []
     host = host if host is not None else InProcessHost(implementation)
     offered = host.offered()
+    count = LEVELS[level].fresh if fuzz is None else fuzz
+    drawable = [algorithm for algorithm in algorithms if algorithm in offered]
+    if stored and count and drawable:
+        cases += fresh.fresh_cases(seed, count, drawable)
     outcomes, not_offered, outside = [], {}, {}
     for index, case in enumerate(cases, 1):
         reason = tolerance.outside_class(case, precision)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from proofs_check import cli
+from proofs_check.conformance import run
 from proofs_check.conformance import manifest
 from proofs_check.conformance.vectors import VECTORS_DIR
 
@@ -137,3 +138,15 @@ def test_a_regime_file_edited_to_loosen_nothing_is_still_caught(vectors_copy):
     path.write_bytes(path.read_bytes() + b"\0")
     with pytest.raises(manifest.IntegrityError, match="far-inputs.json.gz has been modified"):
         load_cases(("onorma",), ("far-inputs",))
+
+
+def test_float32_class_accepts_an_honest_float32_engine_and_float64_names_where_it_leaves_the_tolerance(capsys):
+    from proofs_check.conformance.plain_engine import float32_engine
+    assert cli.main(["conform", "proofs_check.conformance.plain_engine:float32_engine", "--level", "quick",
+                     "--precision", "float32", "--seed", "0"]) == 0
+    output = capsys.readouterr().out
+    assert "precision float32 (rtol 0.001)" in output and "worst relative error per field: predictions" in output
+    report = run(float32_engine, ("onorma",), level="quick", fuzz=0)
+    failed = [outcome for outcome in report.outcomes if outcome.status == "fail"]
+    assert failed and all(outcome.diverging_round is not None for outcome in failed)
+    assert all(1e-9 < outcome.max_rel_error < 1e-5 for outcome in failed)
