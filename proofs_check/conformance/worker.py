@@ -1,7 +1,7 @@
 """The worker process of ``WorkerHost``: ``python -m proofs_check.conformance.worker MODULE[:ATTR]``.
 
 It imports the implementation, says on its protocol channel (the original stdout; the implementation's own
-prints go to stderr) which algorithms it offers, then for every line ``{"request": path, "result": path}`` on
+prints go to stderr, its stdin is empty) which algorithms it offers, then for every line ``{"request": path, "result": path}`` on
 stdin calls the algorithm on the case file and writes the result file (``wire.py``), answering
 ``{"done": true, "seconds": s}``. Inputs are handed over read-only and compared afterwards.
 """
@@ -25,8 +25,14 @@ def _arguments(request: dict) -> dict:
 
 
 def serve(spec: str) -> int:
+    # the protocol keeps private copies of stdin and stdout; the implementation's prints go to stderr and its
+    # reads of stdin see an empty file
     channel = os.fdopen(os.dup(1), "w", buffering=1)
+    requests = os.fdopen(os.dup(0), "r")
     os.dup2(2, 1)
+    empty = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(empty, 0)
+    os.close(empty)
 
     def send(message: dict) -> None:
         channel.write(json.dumps(message) + "\n")
@@ -40,7 +46,7 @@ def serve(spec: str) -> int:
         send({"usage": str(error)})
         return 2
     send({"offers": sorted(functions)})
-    for line in sys.stdin:
+    for line in requests:
         paths = json.loads(line)
         with open(paths["request"]) as file:
             request = json.load(file)

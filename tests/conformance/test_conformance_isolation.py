@@ -71,6 +71,11 @@ def test_a_lookup_table_passes_the_stored_cases_and_fails_the_fresh_ones(adversa
     assert len(fresh) == 6 and all(case["status"] == "fail" for case in fresh)
 
 
+def test_a_non_positive_timeout_is_a_usage_error(capsys):
+    assert cli.main(["conform", "ovk_fast", "--timeout", "0"]) == 2
+    assert "--timeout must be a positive number of seconds" in capsys.readouterr().err
+
+
 def test_input_mutation_is_reported(adversaries, tmp_path):
     code, report = _conform(tmp_path, "mutates_its_input", "--fuzz", "0")
     assert code == 1
@@ -122,8 +127,10 @@ def test_tampered_vectors_are_exit_code_2_naming_the_file(vectors_copy, capsys, 
     # "json" offers no algorithm (exit 1 on intact vectors, test_the_copied_vectors_are_intact), but the vectors
     # are read and checked before the implementation is started
     tamper(vectors_copy)
-    assert cli.main(["conform", "json", "--level", "quick", "--fuzz", "0"]) == 2
+    report = vectors_copy.parent / "report.json"
+    assert cli.main(["conform", "json", "--level", "quick", "--fuzz", "0", "--json", str(report)]) == 2
     assert named in capsys.readouterr().err
+    assert named in json.loads(report.read_text())["error"]
 
 
 def test_the_copied_vectors_are_intact(vectors_copy, capsys):
