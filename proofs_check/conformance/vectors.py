@@ -149,12 +149,14 @@ def cases_in(content: dict, origin: str) -> list[Case]:
     return [decode_case(content.get("algorithm", ""), case, origin) for case in content["cases"]]
 
 
-def load_cases(algorithms=ALGORITHMS, regimes=()) -> list[Case]:
-    """The stored quick cases of ``algorithms`` and every case of ``regimes`` of those algorithms, in file order,
-    after checking each file against the manifest (``manifest.verify``: a tampered file is an IntegrityError)."""
+def load_cases(algorithms=ALGORITHMS, regimes=(), basic: bool = True) -> list[Case]:
+    """The stored basic cases of ``algorithms`` (unless ``basic`` is False) and every case of ``regimes`` of those
+    algorithms, in file order, after checking each file against the manifest (``manifest.verify``: a tampered
+    file is an IntegrityError)."""
     from proofs_check.conformance import manifest
 
-    paths = [vector_path(algorithm) for algorithm in algorithms] + [regime_path(regime) for regime in regimes]
+    paths = ([vector_path(algorithm) for algorithm in algorithms] if basic else []) + [
+        regime_path(regime) for regime in regimes]
     cases = []
     for path in paths:
         cases += [case for case in cases_in(manifest.verify(path), path.name) if case.algorithm in algorithms]

@@ -4,8 +4,8 @@ import json
 import numpy as np
 
 import ovk_ref
-from proofs_check.conformance import generate, load_cases
-from proofs_check.conformance.regimes import REGIMES
+from proofs_check.conformance import generate, load_cases, run
+from proofs_check.conformance.regimes import REGIMES, stored_rounds
 from proofs_check.conformance.vectors import (
     ALGORITHMS, VECTORS_DIR, VECTORS_VERSION, read_vector_file, regime_path, vector_path,
 )
@@ -100,3 +100,27 @@ def test_monorma_cases_cover_m_r_and_degenerate_weights():
 def test_batch_cases_cover_separable_non_separable_and_general_kernels():
     types = {ovk_ref.as_kernel(case.arguments["kernel"]).to_dict()["type"] for case in _cases("batch_ridge").values()}
     assert {"gaussian_separable", "linear_quadratic", "feature", "sum"} <= types
+
+
+def test_stored_regime_inputs_and_arguments_are_those_of_regimes_py():
+    for regime, (_, build) in REGIMES.items():
+        stored = {case.name: case for case in load_cases(ALGORITHMS, (regime,), basic=False)}
+        defined = build()
+        assert len(stored) == len(defined), regime
+        for algorithm, case in defined:
+            kept = stored[f"{algorithm}:{case['id']}"]
+            assert np.array_equal(kept.X, case["X"]) and np.array_equal(kept.Y, case["Y"]), kept.name
+            assert kept.arguments == json.loads(json.dumps(case["arguments"])), kept.name
+            assert kept.reference == "float64" and kept.regime == regime
+
+
+def test_ovk_ref_passes_a_regime_it_computes_in_a_second():
+    """The float64 reference reproduces its own stored values (the other regimes take minutes: by hand)."""
+    report = run(ovk_ref, cases=load_cases(ALGORITHMS, ("strong-shrink",), basic=False))
+    assert report.passed and report.regimes == ["strong-shrink"]
+
+
+def test_long_streams_store_the_boundary_rounds_only():
+    case = next(case for case in load_cases(("onorma",), ("long-stream",)) if case.id == "onorma-t4096-gaussian-d2")
+    assert len(case.X) == 4096 and np.array_equal(case.rounds, stored_rounds(4096))
+    assert case.expected["predictions"].shape == (len(case.rounds), 2)
