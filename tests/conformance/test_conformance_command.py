@@ -53,3 +53,19 @@ def test_a_command_that_exits_non_zero_or_writes_garbage_fails_naming_the_case(t
     messages = {(case["algorithm"], case["case"]): case["message"] for case in json.loads(path.read_text())["cases"]}
     assert messages[("batch_ridge", "gaussian-d3")] == "command exited with code 1: no solver here"
     assert messages[("onorma", "gaussian-d3-squared")].startswith("wrote a malformed result file")
+
+
+def test_the_c_example_is_certified_where_a_compiler_exists(tmp_path, capsys):
+    import shutil
+    import subprocess
+
+    import pytest
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if compiler is None:
+        pytest.skip("no C compiler on this machine")
+    program = tmp_path / "onorma_command"
+    subprocess.run([compiler, "-O2", "-o", str(program), str(EXAMPLE.with_suffix(".c")), "-lm"], check=True)
+    report_path = tmp_path / "report.json"
+    assert cli.main(["conform", "--command", shlex.quote(str(program)), "--algorithms", "onorma", "--level", "quick",
+                     "--fuzz", "0", "--json", str(report_path)]) == 0
+    assert json.loads(report_path.read_text())["counts"] == {"pass": 7, "fail": 0, "skip": 11}
