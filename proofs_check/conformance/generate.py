@@ -26,7 +26,7 @@ from proofs_check.conformance import cases as case_definitions
 from proofs_check.conformance import manifest
 from proofs_check.conformance.regimes import QUICK_REGIME, REFERENCE_REASON, REGIMES, stored_rounds
 from proofs_check.conformance.vectors import (
-    ALGORITHMS, EXACT_FIELDS, FINAL_FIELDS, FORMAT, VECTORS_VERSION, encode_floats, regime_path, truncation_argument,
+    ALGORITHMS, EXACT_FIELDS, FORMAT, VECTORS_VERSION, encode_floats, regime_path, truncation_argument,
     vector_path,
 )
 

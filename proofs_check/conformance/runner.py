@@ -6,7 +6,6 @@ returned field with the reference under the tolerance policy (``tolerance.py``) 
 """
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 

@@ -79,8 +79,9 @@ def test_planted_fault_is_rejected_at_its_first_diverging_round(mutant, algorith
     assert (outcome.status, outcome.diverging_round, outcome.diverging_field) == ("fail", *minimal)
 
 
-def test_cli_names_the_diverging_round_and_exits_1_for_a_planted_fault(capsys):
-    assert cli.main(["conform", "proofs_check.mutants:MUTANTS.kernel_transposed", "--level", "quick"]) == 1
+def test_cli_names_the_diverging_round_and_exits_1_for_a_planted_fault(capsys, tmp_path):
+    assert cli.main(["conform", "proofs_check.mutants:MUTANTS.kernel_transposed", "--level", "quick",
+                     "--shrunk-dir", str(tmp_path)]) == 1
     output = capsys.readouterr().out
     assert "FAIL  onorma      feature-d2-squared               [basic]" in output
     assert "first divergence: t=2 predictions" in output
