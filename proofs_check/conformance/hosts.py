@@ -48,10 +48,14 @@ def call_function(function, algorithm: str, X, Y, arguments: dict) -> CallResult
         return CallResult(error=f"raised {type(error).__name__}: {error}", seconds=time.perf_counter() - started)
     seconds = time.perf_counter() - started
     fields = {}
-    for name in ROUND_FIELDS[algorithm] + FINAL_FIELDS[algorithm]:
-        value = result_field(algorithm, result, name)
-        if value is not None:
-            fields[name] = value
+    try:
+        for name in ROUND_FIELDS[algorithm] + FINAL_FIELDS[algorithm]:
+            value = result_field(algorithm, result, name)
+            if value is not None:
+                fields[name] = value
+    except Exception as error:  # a result whose fields cannot be read is the implementation's failure
+        return CallResult(error=f"returned a result whose fields cannot be read ({type(error).__name__}: {error})",
+                          seconds=seconds)
     mutated = [name for name, original, given in (("X", X, X_in), ("Y", Y, Y_in))
                if given.shape != original.shape or not np.array_equal(given, original, equal_nan=True)]
     return CallResult(fields=fields, mutated=mutated, seconds=seconds)

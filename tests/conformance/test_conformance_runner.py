@@ -153,6 +153,16 @@ def test_missing_required_field_wrong_shape_and_exceptions_fail_with_a_message()
     assert raised.message == "raised RuntimeError: not implemented yet"
 
 
+def test_a_result_whose_fields_raise_is_a_failure_not_a_crash():
+    class Unreadable:
+        @property
+        def predictions(self):
+            raise RuntimeError("lazy result lost its device")
+    outcome = _outcome(SimpleNamespace(onorma=lambda *args, **kwargs: Unreadable()), "onorma", "gaussian-d3-squared")
+    assert outcome.message == ("returned a result whose fields cannot be read (RuntimeError: lazy result lost its "
+                               "device)")
+
+
 def test_assert_conforms_lists_the_failures():
     with pytest.raises(AssertionError, match="first divergence: t=2 predictions"):
         assert_conforms(MUTANTS["kernel_transposed"])
