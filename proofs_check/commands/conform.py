@@ -75,7 +75,7 @@ def run_command(args) -> int:
     shrunk_files = []
 
     def shrink_fresh(case, outcome):
-        if case.regime != fresh.FRESH_REGIME:
+        if case.regime != fresh.FRESH_REGIME or args.replay:   # a replayed case is already as small as it gets
             return
         small = fresh.shrink(case, lambda candidate: judge(candidate, host.call(candidate), args.precision).status
                              == "fail", outcome)
