@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ovk_ref import validation
+from ovk_ref import arithmetic, validation
 from ovk_ref.arithmetic import Arithmetic
 from ovk_ref.kernels import as_kernel
 
@@ -19,6 +19,15 @@ def batch_ridge(X, Y, kernel, *, lam, precision=None) -> np.ndarray:
     num = Arithmetic(precision)
     t, d = Y.shape
     with num.context():
-        G = kernel.gram(num.array(X))
+        with np.errstate(over="ignore", invalid="ignore"):
+            G = kernel.gram(num.array(X))
+        check_finite_gram(arithmetic.finite_entries(G).all())
         system = G + num.scalar(t) * num.scalar(lam) * num.array(np.eye(t * d))
         return num.solve(system, num.array(Y).reshape(-1)).reshape(t, d)
+
+
+def check_finite_gram(finite: bool) -> None:
+    """ValueError when the kernel's Gram matrix on X is not finite (both engines; a solve would return NaN or 0)."""
+    if not finite:
+        raise ValueError("batch_ridge: the Gram matrix of the kernel on X is not finite (the kernel overflows on "
+                         "these inputs); scale X or change the kernel's parameters")

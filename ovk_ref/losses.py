@@ -189,6 +189,8 @@ def as_loss(loss) -> Loss:
     if not isinstance(loss, dict):
         raise TypeError(f"loss must be a Loss, a name or a dict, got {type(loss).__name__}")
     kind = loss.get("type")
+    if not isinstance(kind, str):
+        raise ValueError(f"loss dict must have a string field 'type', got {type(kind).__name__} {kind!r}"[:300])
     if kind not in LOSSES:
         raise ValueError(f"unknown loss {kind!r}; known losses: {', '.join(sorted(LOSSES))}")
     params = {key: value for key, value in loss.items() if key != "type"}
