@@ -55,15 +55,16 @@ def run(args) -> int:
         print(f"ovk-check notebooks: error: the notebooks extra is missing ({error}); "
               f"install it with: {INSTALL_HINT}", file=sys.stderr)
         return 2
-    from jupyter_client.manager import KernelManager
+    from traitlets.config import Config
     args.out.mkdir(parents=True, exist_ok=True)
     exporter = HTMLExporter()
     failures = []
     for path in paths:
         notebook = jupytext.read(path)
         with tempfile.TemporaryDirectory() as sockets:
-            transport = dict(transport="ipc", ip=os.path.join(sockets, "kernel")) if os.name == "posix" else {}
-            client = NotebookClient(notebook, timeout=args.timeout, km=KernelManager(kernel_name="python3", **transport),
+            transport = {"transport": "ipc", "ip": os.path.join(sockets, "kernel")} if os.name == "posix" else {}
+            client = NotebookClient(notebook, timeout=args.timeout, kernel_name="python3",
+                                    config=Config({"KernelManager": transport}),
                                     resources={"metadata": {"path": str(path.parent)}})
             try:
                 client.execute()
