@@ -42,7 +42,10 @@ def same_value(a, b) -> bool:
         return len(a) == len(b) and all(same_value(u, v) for u, v in zip(a, b))
     if a is None or b is None:
         return a is b
-    return np.array_equal(np.asarray(a), np.asarray(b))
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype == object or b.dtype == object:   # mpf numbers (never NaN here)
+        return np.array_equal(a, b)
+    return np.array_equal(a, b, equal_nan=True)   # bit for bit, NaN included (a diverged learner)
 
 
 def assert_same_state(learner, clean):
