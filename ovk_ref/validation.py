@@ -63,8 +63,9 @@ def real_array(name: str, values) -> np.ndarray:
     except (TypeError, ValueError) as error:
         raise ValueError(f"{name} must be a rectangular array of real numbers ({error})") from None
     if array.dtype.kind == "O":
-        wrong = next((entry for entry in array.flat if not isinstance(entry, numbers.Real)), None)
-        if wrong is not None:
+        wrong = [entry for entry in array.flat if not isinstance(entry, numbers.Real)][:1]
+        if wrong:
+            wrong = wrong[0]
             raise TypeError(f"{name} must be an array of real numbers, got an entry of type {type(wrong).__name__}: {wrong!r}")
     elif array.dtype.kind not in "biuf":
         kind = "complex numbers" if array.dtype.kind == "c" else f"dtype {array.dtype}"
