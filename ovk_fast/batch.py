@@ -16,7 +16,7 @@ import numpy as np
 from scipy import linalg
 
 from ovk_ref import tolerances, validation
-from ovk_ref.batch import check_finite_gram
+from ovk_ref.batch import check_finite_gram, singular_system
 from ovk_ref.kernels import LinearQuadratic, Separable, as_kernel
 from ovk_fast.kernel_rows import KNOWN_SCALARS, KernelRows, scalar_matrix
 from ovk_fast.precision import float64_only
@@ -34,7 +34,10 @@ def batch_ridge(X, Y, kernel, *, lam, precision=None) -> np.ndarray:
     X, Y = validation.stream(X, Y, kernel)
     lam = validation.positive("lam", lam)
     with single_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
-        return _solve(X, Y, kernel, Y.shape[0] * lam)
+        try:
+            return _solve(X, Y, kernel, Y.shape[0] * lam)
+        except np.linalg.LinAlgError:
+            raise singular_system(Y.shape[0] * lam) from None
 
 
 def _solve(X, Y, kernel, shift):
