@@ -47,11 +47,11 @@ def _number_to_text(value, precision) -> str:
 
 def _text_to_number(text, precision, where: str):
     if not isinstance(text, str):
-        raise ValueError(f"checkpoint field {where} must be a number written as a string, got {text!r}")
+        raise ValueError(f"checkpoint field {where} must be a number written as a string, got {validation.shown(text)}")
     try:
         return float.fromhex(text) if precision is None else mpmath.mpf(text)
     except (ValueError, TypeError):
-        raise ValueError(f"checkpoint field {where} is not a number: {text!r}") from None
+        raise ValueError(f"checkpoint field {where} is not a number: {validation.shown(text)}") from None
 
 
 def _encode(values, precision):
@@ -103,7 +103,7 @@ def _truncation_from_dict(spec):
         return FixedWindow(spec["s"])
     if isinstance(spec, dict) and spec.get("type") == "theorem2" and spec.keys() == {"type", "t0", "epsilon"}:
         return Theorem2Schedule(spec["t0"], spec["epsilon"])
-    raise ValueError(f"checkpoint field parameters.truncation must be None, a window or a theorem2 dict, got {spec!r}")
+    raise ValueError(f"checkpoint field parameters.truncation must be None, a window or a theorem2 dict, got {validation.shown(spec)}")
 
 
 def _parameters(learner) -> dict:
@@ -163,7 +163,7 @@ def _restore(learner, state) -> None:
     t = _integer(state, "t", 0)
     p = _integer(state, "p", 1, optional=True)
     if learner.p is not None and p != learner.p:
-        raise ValueError(f"checkpoint field state.p must be the kernel's input dimension {learner.p}, got {p!r}")
+        raise ValueError(f"checkpoint field state.p must be the kernel's input dimension {learner.p}, got {validation.shown(p)}")
     centres, alphas = state.get("centres"), state.get("alphas")
     if not (isinstance(centres, list) and isinstance(alphas, list) and len(centres) == len(alphas) <= t):
         raise ValueError("checkpoint fields state.centres and state.alphas must be lists of the same length, at most t")
@@ -218,13 +218,13 @@ def learner_from_json(text: str):
     if not isinstance(content, dict) or content.get("format") != FORMAT:
         raise ValueError(f"not an ovk learner checkpoint: its 'format' field is not {FORMAT!r}")
     if content.get("version") != VERSION:
-        raise ValueError(f"checkpoint format version {content.get('version')!r} is not the version {VERSION} "
+        raise ValueError(f"checkpoint format version {validation.shown(content.get('version'))} is not the version {VERSION} "
                          "this ovk reads")
     body = {key: value for key, value in content.items() if key != "sha256"}
     if set(body) != {"format", "version", "algorithm", "parameters", "state"} or content.get("sha256") != _digest(body):
         raise ValueError("corrupt ovk learner checkpoint: its content does not match its sha256 digest")
     if body["algorithm"] not in ALGORITHMS:
-        raise ValueError(f"checkpoint field algorithm must be one of {sorted(ALGORITHMS)}, got {body['algorithm']!r}")
+        raise ValueError(f"checkpoint field algorithm must be one of {sorted(ALGORITHMS)}, got {validation.shown(body['algorithm'])}")
     try:
         learner = _build(body["algorithm"], body["parameters"])
         _restore(learner, body["state"])

@@ -33,7 +33,7 @@ class DivergenceError(ArithmeticError):
 def options(on_divergence, divergence_bound) -> tuple[str, float | None]:
     """``on_divergence`` in ON_DIVERGENCE and ``divergence_bound`` None or > 0, checked."""
     if not isinstance(on_divergence, str) or on_divergence not in ON_DIVERGENCE:
-        raise ValueError(f"on_divergence must be one of {ON_DIVERGENCE}, got {on_divergence!r}")
+        raise ValueError(f"on_divergence must be one of {ON_DIVERGENCE}, got {validation.shown(on_divergence)}")
     if divergence_bound is not None:
         divergence_bound = validation.positive("divergence_bound", divergence_bound)
     return on_divergence, divergence_bound

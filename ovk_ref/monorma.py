@@ -53,7 +53,7 @@ class MONORMA(OnlineLearner):
                          divergence_bound=divergence_bound)
         self.r = validation.positive("r", r)
         if not isinstance(all_zero, str) or all_zero not in ALL_ZERO_CHOICES:
-            raise ValueError(f"all_zero must be one of {ALL_ZERO_CHOICES}, got {all_zero!r}")
+            raise ValueError(f"all_zero must be one of {ALL_ZERO_CHOICES}, got {validation.shown(all_zero)}")
         self.all_zero = all_zero
         m = len(self.kernels)
         with self.num.context():

@@ -6,19 +6,29 @@ from __future__ import annotations
 
 import math
 import numbers
+import reprlib
 
 import numpy as np
 
 from ovk_ref import tolerances
 
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother = 3, 60, 60
+
+
+def shown(value) -> str:
+    """A short repr of a user's value for an error message, bounded in length and nesting depth (the repr of a
+    list nested 100000 deep would raise RecursionError)."""
+    return _SHORT.repr(value)
+
 
 def real_number(name: str, value) -> float:
     """``value`` as a finite float; TypeError for non-numbers (bools included), ValueError for inf/nan."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {shown(value)}")
     value = float(value)
     if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ValueError(f"{name} must be finite, got {shown(value)}")
     return value
 
 
@@ -38,7 +48,7 @@ def non_negative(name: str, value) -> float:
 
 def integer(name: str, value, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {shown(value)}")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
     return int(value)
@@ -66,7 +76,7 @@ def real_array(name: str, values) -> np.ndarray:
         wrong = [entry for entry in array.flat if not isinstance(entry, numbers.Real)][:1]
         if wrong:
             wrong = wrong[0]
-            raise TypeError(f"{name} must be an array of real numbers, got an entry of type {type(wrong).__name__}: {wrong!r}")
+            raise TypeError(f"{name} must be an array of real numbers, got an entry of type {type(wrong).__name__}: {shown(wrong)}")
     elif array.dtype.kind not in "biuf":
         kind = "complex numbers" if array.dtype.kind == "c" else f"dtype {array.dtype}"
         raise TypeError(f"{name} must be an array of real numbers, got {kind}")

@@ -12,6 +12,7 @@ Forms (issue 2, item 1)::
 """
 from __future__ import annotations
 
+from ovk_ref import validation
 from ovk_ref.kernels.base import OperatorKernel
 from ovk_ref.kernels.feature import Feature
 from ovk_ref.kernels.linear_quadratic import LinearQuadratic
@@ -31,7 +32,7 @@ def _fields(spec: dict, required: set, optional: set = frozenset()) -> dict:
         raise ValueError(f"kernel dict of type {kind!r} is missing the field(s) {sorted(missing)}")
     unknown = spec.keys() - required - optional - {"type"}
     if unknown:
-        raise ValueError(f"kernel dict of type {kind!r} has unknown field(s) {sorted(map(repr, unknown))}")
+        raise ValueError(f"kernel dict of type {kind!r} has unknown field(s) {sorted(map(validation.shown, unknown))}")
     return {key: spec[key] for key in spec.keys() - {"type"}}
 
 
@@ -51,7 +52,7 @@ def _from_dict(spec, where: str, enclosing: tuple) -> OperatorKernel:
         raise ValueError(f"kernel dicts must not nest more than MAX_DEPTH = {MAX_DEPTH} deep; {where} is deeper")
     kind = spec.get("type")
     if not isinstance(kind, str):
-        raise ValueError(f"{where} dict must have a string field 'type', got {type(kind).__name__} {kind!r}"[:300])
+        raise ValueError(f"{where} dict must have a string field 'type', got {type(kind).__name__} {validation.shown(kind)}")
     try:
         return _build(spec, kind, where, enclosing + (id(spec),))
     except (ValueError, TypeError) as error:
@@ -80,7 +81,7 @@ def _build(spec: dict, kind: str, where: str, enclosing: tuple) -> OperatorKerne
         for index, term in enumerate(terms):
             if not (isinstance(term, dict) and term.keys() == {"weight", "kernel"}):
                 raise ValueError(f"terms[{index}] of a 'sum' kernel dict must be {{'weight': w, 'kernel': {{...}}}}, "
-                                 f"got {term!r}"[:300])
+                                 f"got {validation.shown(term)}")
             pairs.append((term["weight"], _from_dict(term["kernel"], f"{where}.terms[{index}].kernel", enclosing)))
         return WeightedSum(pairs)
     known = sorted([f"{name}_separable" for name in SCALAR_KERNELS] + ["linear_quadratic", "feature", "sum"])

@@ -154,3 +154,27 @@ def test_malformed_loss_dicts_name_the_field(loss, error, named):
     with pytest.raises(error) as raised:
         ovk_ref.onorma(X, Y, KERNEL, lam=0.1, eta=0.5, loss=loss)
     assert named in str(raised.value)
+
+
+def deeply_nested(depth=100_000):
+    value = 1.0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("call", [
+    lambda deep: ovk_ref.kernel_from_dict({"type": deep}),
+    lambda deep: ovk_ref.kernel_from_dict({"type": "linear_quadratic", "mu": deep, "d": 1}),
+    lambda deep: ovk_ref.kernel_from_dict({"type": "sum", "terms": [{"weight": 1.0, "kernel": KERNEL.to_dict(),
+                                                                     "extra": deep}]}),
+    lambda deep: ovk_ref.as_loss({"type": deep}),
+    lambda deep: ovk_ref.as_loss({"type": "huber", "delta": deep}),
+    lambda deep: ovk_ref.onorma(X, Y, KERNEL, lam=deep, eta=0.5),
+    lambda deep: ovk_ref.onorma([[deep, 0.0]] * 2, Y, KERNEL, lam=0.1, eta=0.5),
+], ids=["kernel type", "kernel field", "sum term", "loss type", "loss field", "lam", "X"])
+def test_values_nested_very_deep_are_refused_without_recursion_error(call):
+    """Error messages show a bounded repr of the offending value (a full repr would recurse 100000 deep)."""
+    with pytest.raises((ValueError, TypeError)) as raised:
+        call(deeply_nested())
+    assert len(str(raised.value)) < 400
