@@ -166,3 +166,13 @@ def test_planted_off_by_one_round_in_the_fast_engine_is_caught(shift, monkeypatc
     monkeypatch.setattr(ovk_fast.divergence_watch.DivergenceWatch, "rounds", shifted)
     with pytest.raises(AssertionError):
         test_both_engines_say_the_same_round_once_and_agree_before_it("onorma", X, Y, GAUSSIAN)
+
+
+def test_batch_ridge_on_a_numerically_singular_system_is_a_value_error():
+    """Found by the API fuzz test: two equal rows with K ~ 2.8e14 swallow t lam = 0.03, so LU meets an exact zero
+    pivot; that is a ValueError naming the cause, not numpy's LinAlgError."""
+    X_twice = np.array([[0.0, 0.0], [51.0, 251.0], [51.0, 251.0]])
+    kernel = {"type": "polynomial_separable", "degree": 3, "offset": 1.0, "B": [[1.0]]}
+    with pytest.raises(ValueError, match="singular at this precision") as raised:
+        ovk_ref.batch_ridge(X_twice, np.ones((3, 1)), kernel, lam=0.01)
+    assert type(raised.value) is ValueError
