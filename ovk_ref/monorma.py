@@ -40,17 +40,17 @@ def _as_kernels(kernels) -> list:
 class MONORMA(OnlineLearner):
     """Online learner for Algorithm 2: ``learn_one(x, y)``, ``predict_one(x)``; ``weights`` is ``delta_t``.
 
-    ``on_divergence`` and ``divergence_bound`` as for ``ONORMA`` (``ovk_ref.divergence``)."""
+    ``on_divergence``, ``divergence_bound`` and ``p`` as for ``ONORMA``."""
 
     algorithm = "MONORMA"
 
     def __init__(self, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None, on_divergence="warn",
-                 divergence_bound=None):
+                 divergence_bound=None, p=None):
         self.kernels = _as_kernels(kernels)
         self.d = self.kernels[0].d
         self.p = next((kernel.p for kernel in self.kernels if kernel.p is not None), None)
         super().__init__(lam=lam, eta=eta, loss=loss, precision=precision, on_divergence=on_divergence,
-                         divergence_bound=divergence_bound)
+                         divergence_bound=divergence_bound, p=p)
         self.r = validation.positive("r", r)
         if not isinstance(all_zero, str) or all_zero not in ALL_ZERO_CHOICES:
             raise ValueError(f"all_zero must be one of {ALL_ZERO_CHOICES}, got {validation.shown(all_zero)}")

@@ -18,7 +18,8 @@ class OnlineLearner:
     """Subclasses set ``d`` and ``p`` and implement ``_predict(x)`` (``f_t(x)``), ``_next_state(x, y, **round)``
     (the state after one round, a dict of attributes) and ``_divergence_fields(state)``.
 
-    ``p`` is the kernel's input dimension; for a kernel that takes any (``p = None``), the first example fixes it.
+    ``p`` is the input dimension: the kernel's; for a kernel that takes any, the ``p`` argument, or else the
+    first example's (before it, ``predict_one`` accepts any width: ``f_0 = 0`` everywhere).
     """
 
     #: short name used in messages (``ONORMA``, ``MONORMA``)
@@ -26,7 +27,12 @@ class OnlineLearner:
     d: int
     p: int | None
 
-    def __init__(self, *, lam, eta, loss, precision, on_divergence="warn", divergence_bound=None):
+    def __init__(self, *, lam, eta, loss, precision, on_divergence="warn", divergence_bound=None, p=None):
+        if p is not None:
+            p = validation.integer("p", p, minimum=1)
+            if self.p is not None and p != self.p:
+                raise ValueError(f"p must be the kernel's input dimension {self.p}, got {p}")
+            self.p = p
         self.loss = as_loss(loss)
         self.lam, self.eta = validation.step_parameters(lam, eta)
         self.num = Arithmetic(precision)

@@ -23,17 +23,18 @@ class ONORMA(OnlineLearner):
     ``truncation`` is None, an int window ``s >= 1``, or a callable ``t -> s_t``
     (``ovk_ref.theorem2_schedule`` builds the schedule of Theorem 2). ``precision`` is None for
     float64 or a number of decimal digits for mpmath. ``on_divergence`` ("warn" or "raise") and
-    ``divergence_bound`` say what a divergent round does (``ovk_ref.divergence``).
+    ``divergence_bound`` say what a divergent round does (``ovk_ref.divergence``). ``p`` fixes the input
+    dimension from the start for a kernel that takes any (otherwise the first example fixes it).
     """
 
     algorithm = "ONORMA"
 
     def __init__(self, kernel, *, lam, eta, loss="squared", truncation=None, precision=None, on_divergence="warn",
-                 divergence_bound=None):
+                 divergence_bound=None, p=None):
         self.kernel = as_kernel(kernel)
         self.d, self.p = self.kernel.d, self.kernel.p
         super().__init__(lam=lam, eta=eta, loss=loss, precision=precision, on_divergence=on_divergence,
-                         divergence_bound=divergence_bound)
+                         divergence_bound=divergence_bound, p=p)
         self.schedule = truncation_schedules.as_schedule(truncation)
         self.indices = []        # round numbers i of the stored terms (truncation removes the oldest)
         self.norm2 = self.num.scalar(0)   # ||f_t||^2, by the recursion of spec 6.2 (+ downdates, 6.5)

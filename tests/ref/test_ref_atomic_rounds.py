@@ -181,6 +181,25 @@ def test_predict_one_refuses_a_wrong_width_before_and_after_the_first_example():
             learner.predict_one(np.zeros(3))
 
 
+@pytest.mark.parametrize("make", [
+    lambda: ovk_ref.ONORMA(ovk_ref.gaussian_separable(1.0, D), lam=0.1, eta=0.5, p=2),
+    lambda: ovk_ref.MONORMA([ovk_ref.gaussian_separable(1.0, D)] * 2, lam=0.1, eta=0.5, r=2.0, p=2),
+], ids=["onorma", "monorma"])
+def test_p_fixes_the_width_before_the_first_example_for_a_kernel_of_any_width(make):
+    learner = make()
+    with pytest.raises(ValueError, match="input dimension p = 2"):
+        learner.predict_one(np.zeros(3))
+    with pytest.raises(ValueError, match="input dimension p = 2"):
+        learner.learn_one(np.zeros(1), np.ones(D))
+    assert learner.t == 0
+
+
+@pytest.mark.parametrize("p, error", [(0, ValueError), (2.0, TypeError), (3, ValueError)])
+def test_p_must_be_a_positive_int_agreeing_with_the_kernel(p, error):
+    with pytest.raises(error, match=r"^p must"):
+        ovk_ref.ONORMA(ovk_ref.random_feature(p=2, d=D, q=3, seed=0), lam=0.1, eta=0.5, p=p)
+
+
 def test_the_issue_case_wrong_width_no_longer_advances_t():
     """The issue's report: learn_one with an x of the wrong length raised a broadcast error after t += 1."""
     learner = ovk_ref.ONORMA(ovk_ref.gaussian_separable(1.0, D), lam=0.1, eta=0.5)
