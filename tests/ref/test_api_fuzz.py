@@ -86,6 +86,8 @@ def calls(draw):
     if target == "monorma":
         options.update(loss=draw(losses), r=draw(numbers))
         kernel = [kernel, draw(kernel_dicts(d))] if draw(st.booleans()) else draw(junk)
+    if target == "learner" and draw(st.integers(0, 3)) == 0:
+        options["p"] = draw(st.integers(-1, 4) | junk)
     if target != "batch_ridge" and draw(st.integers(0, 4)) == 0:
         options.update(on_divergence=draw(st.sampled_from(["warn", "raise", "ignore", None])),
                        divergence_bound=draw(numbers))
