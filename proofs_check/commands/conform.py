@@ -5,6 +5,7 @@ import json
 import sys
 from pathlib import Path
 
+from proofs_check import outputs
 from proofs_check.conformance import fresh, run
 from proofs_check.conformance.hosts import CommandHost, WorkerHost
 from proofs_check.conformance.levels import LEVELS
@@ -41,7 +42,7 @@ def register(subparsers) -> None:
                         help="run only the cases of this case file (e.g. a shrunk failure); repeatable")
     parser.add_argument("--shrunk-dir", metavar="DIR", type=Path, default=Path("."),
                         help="where shrunk failing fresh cases are written (default: the current directory)")
-    parser.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE ('-': stdout only)")
+    parser.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE (- for standard output)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every case and the rows of failures")
     parser.set_defaults(run=run_command)
 
@@ -65,8 +66,6 @@ def run_command(args) -> int:
     algorithms = _algorithms(args.algorithms)
     if args.fuzz is not None and args.fuzz < 0:
         raise ValueError(f"--fuzz must be >= 0, got {args.fuzz}")
-    if args.json not in (None, "-") and not Path(args.json).parent.is_dir():
-        raise ValueError(f"--json: the folder of {args.json} does not exist")
     if args.timeout is not None and not args.timeout > 0:
         raise ValueError(f"--timeout must be a positive number of seconds, got {args.timeout}")
     cases = [case for path in args.replay for case in fresh.read_case_file(path) if case.algorithm in algorithms] or None
@@ -90,18 +89,14 @@ def run_command(args) -> int:
             report = run(algorithms=algorithms, level=args.level, seed=seed, fuzz=args.fuzz, precision=args.precision,
                          host=host, cases=cases, progress=sys.stderr, on_failure=shrink_fresh)
         except IntegrityError as error:   # no verdict without trusted vectors; the JSON report still says why
-            if args.json not in (None, "-"):
-                Path(args.json).write_text(json.dumps({"passed": False, "error": str(error)}, indent=1) + "\n")
+            if args.json is not None:
+                outputs.write_text(args.json, json.dumps({"passed": False, "error": str(error)}, indent=1) + "\n")
             raise
     text = report.text(verbose=args.verbose)
     for name, rounds, path in shrunk_files:
         text += f"\n{name} shrunk to {rounds} rounds: {path} (replay: --replay {path})"
-    content = json.dumps(report.to_dict(), indent=1) + "\n"
-    if args.json == "-":
-        sys.stdout.write(content)
-    else:
-        print(text)
-        if args.json is not None:
-            Path(args.json).write_text(content)
-            print(f"report written to {args.json}")
+    print(text)     # on standard error with --json - (proofs_check.cli)
+    if args.json is not None:
+        outputs.write_text(args.json, json.dumps(report.to_dict(), indent=1) + "\n")
+        print(f"report written to {args.json}")
     return 0 if report.passed else 1

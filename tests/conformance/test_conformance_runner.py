@@ -167,8 +167,3 @@ def test_assert_conforms_lists_the_failures():
     with pytest.raises(AssertionError, match="first divergence: t=2 predictions"):
         assert_conforms(MUTANTS["kernel_transposed"])
 
-
-def test_cli_json_dash_writes_only_the_json_report_to_stdout(capsys):
-    assert cli.main(["conform", "ovk_fast", "--level", "quick", "--fuzz", "0", "--json", "-"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    assert report["passed"] and report["counts"]["pass"] == 35 and report["seed"] is not None
