@@ -197,6 +197,26 @@ class KernelRows:
         return sum(part.dense() for part in self.parts)
 
 
+
+class KernelRowsStack:
+    """The rows of several kernels on the same pairs (one ``PairGeometry``), applied together: MONORMA's m
+    values ``g^j(x)`` per round. When every kernel is one separable term ``k_j(x, z) B_j``, a row of all m
+    kernels is two stacked products instead of m calls."""
+
+    def __init__(self, kernels, X: np.ndarray, Z: np.ndarray):
+        geometry = PairGeometry(X, Z)
+        self.rows = [KernelRows(kernel, X, Z, geometry) for kernel in kernels]
+        separable = all(len(rows.parts) == 1 and isinstance(rows.parts[0], _SeparablePart) for rows in self.rows)
+        self.S = np.array([rows.parts[0].S for rows in self.rows]) if separable else None     # m x n_x x n_z
+        self.B = np.array([rows.parts[0].B for rows in self.rows]) if separable else None     # m x d x d
+
+    def apply_row(self, r: int, lo: int, hi: int, C: np.ndarray) -> np.ndarray:
+        """``[KernelRows(K_j, X, Z).apply_row(r, lo, hi, C) for each kernel j]``: an (m, d) array."""
+        if self.S is None:
+            return np.array([rows.apply_row(r, lo, hi, C) for rows in self.rows])
+        return (self.B @ (self.S[:, r, lo:hi] @ C[lo:hi])[:, :, None])[:, :, 0]
+
+
 def diagonal_blocks(kernel, X: np.ndarray) -> np.ndarray:
     """``K(X[r], X[r])`` for every r: an (n, d, d) array."""
     terms = separable_terms(kernel)

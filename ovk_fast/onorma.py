@@ -31,6 +31,18 @@ BLOCK_ROUNDS = 256
 RESCALE_BELOW = 1e-100
 
 
+def block_schedule(eta: float, lam: float, start: int, stop: int):
+    """Step sizes ``eta_t = eta / sqrt(t)``, shrink factors ``c_t = 1 - eta_t lam`` and running scales
+    ``prod c`` (from 1 at ``start``) of rounds ``start..stop-1`` (0-based), cut after the first round whose scale
+    falls below ``RESCALE_BELOW`` (the block ends there). They do not depend on the data."""
+    eta_t = eta / np.sqrt(np.arange(start + 1, stop + 1))
+    c_t = 1.0 - eta_t * lam
+    scales = np.cumprod(c_t)
+    small = np.flatnonzero(scales < RESCALE_BELOW)
+    cut = int(small[0]) + 1 if len(small) else len(scales)
+    return eta_t[:cut], c_t[:cut], scales[:cut]
+
+
 class _Ring:
     """Preallocated stored inputs ``X``, unscaled coefficients ``beta`` and their stream indices (-1: empty)."""
 
@@ -107,14 +119,8 @@ class _Run:
         recursion (spec 6.2, 6.5), the records and the ring buffer follow the loop."""
         X, Y, lo, before = self.X, self.Y, self.lo, self.before
         self.ring.beta *= self.scale        # fold the scale: stored beta are alpha_{i,start-1} now
-        steps = np.arange(start + 1, stop + 1)
-        eta_t = self.eta / np.sqrt(steps)
-        c_t = 1.0 - eta_t * self.lam
-        scales = np.cumprod(c_t)                                          # scale after each round's shrink (step 3)
-        small = np.flatnonzero(scales < RESCALE_BELOW)
-        if len(small):
-            stop = start + int(small[0]) + 1
-            eta_t, c_t, scales = eta_t[:stop - start], c_t[:stop - start], scales[:stop - start]
+        eta_t, c_t, scales = block_schedule(self.eta, self.lam, start, stop)
+        stop = start + len(scales)
         queries = X[start:stop]
         old = self._old_terms(queries, before[start:stop])
         rows = KernelRows(self.kernel, queries, queries)

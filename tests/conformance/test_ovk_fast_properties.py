@@ -3,7 +3,8 @@
 Two float64 computations of one quantity in different summation orders agree to IDENTITY_RTOL of the field's
 scale when the update is a continuous function of its inputs: losses with continuous gradients (squared,
 Huber, softmax) here; the kinked losses are covered by the golden vectors. The engine's block size and its
-rescale threshold are drawn too, so block boundaries and scale folds happen within a dozen rounds.
+rescale threshold are drawn too, so block boundaries and scale folds happen within a dozen rounds, and so is
+the tile width of the kernel rows (several tiles, summed from the pool's threads).
 """
 import importlib
 from contextlib import ExitStack
@@ -22,21 +23,25 @@ from proofs_check import strategies
 onorma_module = importlib.import_module("ovk_fast.onorma")
 monorma_module = importlib.import_module("ovk_fast.monorma")
 batch_module = importlib.import_module("ovk_fast.batch")
+kernel_rows_module = importlib.import_module("ovk_fast.kernel_rows")
 
 SMOOTH_LOSSES = ["squared", {"type": "huber", "delta": 0.5}, "softmax"]
 
 
 def engine_settings():
-    """(rounds per block, rescale threshold): tiny blocks and a threshold that folds the scale every few rounds."""
-    return st.tuples(st.sampled_from([1, 2, 3, onorma_module.BLOCK_ROUNDS]), st.sampled_from([0.9, onorma_module.RESCALE_BELOW]))
+    """(rounds per block, rescale threshold, stored points per tile): tiny blocks, a threshold that folds the
+    scale every few rounds, and tiles of a few points, so that several tiles are summed (on the threads)."""
+    return st.tuples(st.sampled_from([1, 2, 3, onorma_module.BLOCK_ROUNDS]), st.sampled_from([0.9, onorma_module.RESCALE_BELOW]),
+                     st.sampled_from([1, 3, kernel_rows_module.TILE_COLUMNS]))
 
 
 def _engine(settings):
-    block, rescale = settings
+    block, rescale, tile = settings
     stack = ExitStack()
+    stack.enter_context(mock.patch.object(kernel_rows_module, "TILE_COLUMNS", tile))
     for module in (onorma_module, monorma_module):
         stack.enter_context(mock.patch.object(module, "BLOCK_ROUNDS", block))
-        stack.enter_context(mock.patch.object(module, "RESCALE_BELOW", rescale))
+    stack.enter_context(mock.patch.object(onorma_module, "RESCALE_BELOW", rescale))   # block_schedule's, for both
     return stack
 
 
@@ -130,7 +135,7 @@ def test_monorma_weights_with_a_nearly_cancelling_gamma_are_judged_by_their_cond
                {"type": "gaussian_separable", "mu": 1.0, "B": [[1.125]]}]
     X, Y = np.zeros((5, 1)), np.array([[0.0], [1.0], [0.0], [0.0], [0.0]])
     reference = ovk_ref.monorma(X, Y, kernels, lam=0.5, eta=1.0, r=1.0)
-    with _engine((1, 0.9)):
+    with _engine((1, 0.9, 1)):
         fast = ovk_fast.monorma(X, Y, kernels, lam=0.5, eta=1.0, r=1.0)
     assert_same_record(fast, reference, term_scales(X, Y, kernels, reference, 1.0))
 
