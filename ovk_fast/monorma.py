@@ -46,14 +46,15 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
             old = apply_rows(kernels, block, X[:start], beta[:start])                      # m x B x d
             rows = KernelRowsStack(kernels, block, block)
             diagonal = np.array([diagonal_blocks(kernel, block) for kernel in kernels])    # m x B x d x d
-            previous_scales = [1.0] + scales[:-1].tolist()
-            for b, (c, previous, step) in enumerate(zip(c_t.tolist(), previous_scales, (-eta_t).tolist())):
+            scale_list = scales.tolist()
+            for b, (c, previous, scale, step) in enumerate(zip(c_t.tolist(), [1.0] + scale_list, scale_list,
+                                                               (-eta_t).tolist())):
                 t = start + b
                 within = rows.apply_row(b, 0, b, block_beta) if b else 0.0
                 v = previous * (old[:, b] + within)                                 # 1. v_j = g^j_{t-1}(x_t)
                 prediction = predictions[t] = weights @ v                        # 2.
                 new = new_coefficients[t] = step * loss.gradient(prediction, Y[t])   # 3.
-                block_beta[b] = new / scales[b]                                  # 4. shrink
+                block_beta[b] = new / scale                                      # 4. shrink
                 gamma = gamma_record[t] = c * c * gamma + (diagonal[:, b] @ new) @ new + 2 * c * (v @ new)   # 5. (6.2)
                 w = weights**2 * np.maximum(gamma, 0.0)                          # 6.
                 if not (all_zero == "keep" and not np.any(w)):
@@ -61,7 +62,7 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
                     denominator = np.sum(w ** (r / (r + 1))) ** (1 / r)
                     weights = numerator / denominator if denominator > 0 else numerator * np.nan
                 weights_record[t] = weights
-            scale = float(scales[-1])
+            scale = scale_list[-1]
             watch.rounds(start, stop, {"predictions": predictions, "new_coefficients": new_coefficients},
                          {"gamma": gamma_record})
             start = stop

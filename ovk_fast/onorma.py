@@ -127,12 +127,13 @@ class _Run:
         predictions, new_coefficients = self.predictions[start:stop], self.new_coefficients[start:stop]
         beta = np.zeros((stop - start, Y.shape[1]))
         firsts = np.maximum(before[start:stop] - start, 0).tolist()
-        previous_scales = [1.0] + scales[:-1].tolist()
-        for r, (first, scale, step) in enumerate(zip(firsts, previous_scales, (-eta_t).tolist())):
+        scale_list = scales.tolist()
+        for r, (first, previous, scale, step, y) in enumerate(zip(firsts, [1.0] + scale_list, scale_list, (-eta_t).tolist(),
+                                                                   Y[start:stop])):
             within = rows.apply_row(r, first, r, beta) if r else 0.0
-            prediction = predictions[r] = scale * (old[r] + within)                # 1. f_{t-1}(x_t)
-            new = new_coefficients[r] = step * self.loss.gradient(prediction, Y[start + r])   # 2. alpha_{t,t}
-            beta[r] = new / scales[r]                                      # 3. shrink every stored term
+            prediction = predictions[r] = previous * (old[r] + within)             # 1. f_{t-1}(x_t)
+            new = new_coefficients[r] = step * self.loss.gradient(prediction, y)   # 2. alpha_{t,t}
+            beta[r] = new / scale                                          # 3. shrink every stored term
         self._norms(start, stop, c_t, scales, beta)
         self.ring.put(start, queries, beta)
         self.scale = float(scales[-1])
@@ -144,20 +145,21 @@ class _Run:
         lo, before = self.lo, self.before
         predictions, new_coefficients = self.predictions[start:stop], self.new_coefficients[start:stop]
         diagonal = diagonal_blocks(self.kernel, self.X[start:stop])
-        cross = np.einsum("rd,rd->r", predictions, new_coefficients).tolist()
-        own = np.einsum("rd,rde,re->r", new_coefficients, diagonal, new_coefficients).tolist()
+        # the terms of 6.2 that do not involve ||f_{t-1}||^2: 2 c_t <f_{t-1}(x_t), alpha_tt> + <K(x_t, x_t) alpha_tt, alpha_tt>
+        added = (2 * c_t * np.einsum("rd,rd->r", predictions, new_coefficients)
+                 + np.einsum("rd,rde,re->r", new_coefficients, diagonal, new_coefficients)).tolist()
         dropped = np.arange(before[start], lo[stop - 1])                  # indices the block's rounds drop, in order
         drop_old = self._old_terms(self.X[dropped], dropped)
         drop_rows = KernelRows(self.kernel, self.X[dropped], self.X[start:stop])
         drop_diagonal = diagonal_blocks(self.kernel, self.X[dropped])
-        norm2 = self.norm2
-        for r, (c, scale) in enumerate(zip(c_t.tolist(), scales.tolist())):
-            t = start + r
-            norm2 = c * c * norm2 + 2 * c * cross[r] + own[r]
-            for i in range(before[t], lo[t]):                              # 4. truncate, downdating the norm
+        norm2, norms = self.norm2, self.norms[start:stop]
+        drops = zip(before[start:stop].tolist(), lo[start:stop].tolist())
+        for r, (c, term, scale, (first, kept)) in enumerate(zip(c_t.tolist(), added, scales.tolist(), drops)):
+            norm2 = c * c * norm2 + term
+            for i in range(first, kept):                                   # 4. truncate, downdating the norm
                 k = i - before[start]
                 h = scale * (drop_old[k] + drop_rows.apply_row(k, max(i - start, 0), r + 1, beta))
                 a_i = scale * (beta[i - start] if i >= start else self.ring.beta[i % len(self.ring.index)])
                 norm2 += -2 * (h @ a_i) + (drop_diagonal[k] @ a_i) @ a_i     # spec 6.5
-            self.norms[t] = norm2
+            norms[r] = norm2
         self.norm2 = norm2
