@@ -1,8 +1,9 @@
 """MONORMA (Algorithm 2, spec 6), vectorised: same inputs and record as ``ovk_ref.monorma``.
 
 As ``ovk_fast.onorma``: one shared coefficient array with a running scale factor, rounds in blocks whose
-kernel rows (one set per kernel) against the earlier inputs are GEMMs; the gamma recursion (spec 6.2) and
-the delta update (6.3) act on all m kernels at once. No truncation (spec 6.5, E23), as in ovk_ref.
+kernel rows (one set per kernel, one distance computation per tile shared by the kernels) against the earlier
+inputs are applied tile by tile on ovk_fast's threads; within a block the m rows of a round are applied together
+(``KernelRowsStack``); the gamma recursion (spec 6.2) and the delta update (6.3) act on all m kernels at once. No truncation (spec 6.5, E23), as in ovk_ref.
 """
 from __future__ import annotations
 

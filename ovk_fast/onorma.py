@@ -7,8 +7,9 @@
   (+1: the oldest term is still needed for the norm downdate of the round that drops it); entry i lives in
   slot ``i % capacity``; truncation only moves the first kept index.
 * Rounds in blocks of ``BLOCK_ROUNDS``: the kernel rows of the whole block against the stored points and
-  their contribution to every prediction of the block are two GEMMs (the old coefficients only rescale
-  within the block); inside the block each round adds the terms of the block's earlier rounds.
+  their contribution to every prediction of the block are computed tile by tile (``kernel_rows.apply_rows``,
+  on ovk_fast's threads); the old coefficients only rescale within the block. Inside the block each round adds
+  the terms of the block's earlier rounds; the loop over rounds does only what depends on the previous round.
 """
 from __future__ import annotations
 
