@@ -6,7 +6,9 @@ Huber, softmax) here; the kinked losses are covered by the golden vectors. The e
 rescale threshold are drawn too, so block boundaries and scale folds happen within a dozen rounds, and so is
 the tile width of the kernel rows (several tiles, summed from the pool's threads).
 """
+import dataclasses
 import importlib
+import multiprocessing
 from contextlib import ExitStack
 from unittest import mock
 
@@ -24,6 +26,7 @@ onorma_module = importlib.import_module("ovk_fast.onorma")
 monorma_module = importlib.import_module("ovk_fast.monorma")
 batch_module = importlib.import_module("ovk_fast.batch")
 kernel_rows_module = importlib.import_module("ovk_fast.kernel_rows")
+threads_module = importlib.import_module("ovk_fast.threads")
 
 SMOOTH_LOSSES = ["squared", {"type": "huber", "delta": 0.5}, "softmax"]
 
@@ -288,3 +291,41 @@ def test_monorma_longer_than_a_block_matches_the_reference():
     reference = ovk_ref.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
     fast = ovk_fast.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
     assert_same_record(fast, reference, term_scales(X, Y, kernels, reference, 0.5))
+
+
+def _small_gaussian_run(n):
+    X = np.linspace(0.0, 1.0, 2 * n).reshape(n, 2)
+    return ovk_fast.onorma(X, np.cos(X), {"type": "gaussian_separable", "mu": 1.0, "B": np.eye(2).tolist()},
+                           lam=0.1, eta=0.5).predictions
+
+
+@given(data=st.data())
+def test_results_do_not_depend_on_the_threads(data):
+    """Kernel rows are tiles summed in tile order whichever thread computed them: ONORMA and MONORMA give the same
+    bits on one thread as on several."""
+    d, p = data.draw(strategies.dimensions, label="d"), data.draw(strategies.dimensions, label="p")
+    kernels = data.draw(st.lists(positive_definite_kernels(d), min_size=1, max_size=3), label="kernels")
+    X, Y = data.draw(strategies.streams(p, d, max_n=12), label="stream")
+    settings = data.draw(engine_settings(), label="engine")
+
+    def runs():
+        return (ovk_fast.onorma(X, Y, kernels[0], lam=0.1, eta=0.5), ovk_fast.monorma(X, Y, kernels, lam=0.1, eta=0.5, r=1.0))
+
+    with _engine(settings), mock.patch.object(threads_module, "THREADS", 1):
+        serial = runs()
+    with _engine(settings), mock.patch.object(threads_module, "THREADS", 4):
+        threaded = runs()
+    for one, several in zip(serial, threaded):
+        for field in dataclasses.fields(one):
+            np.testing.assert_array_equal(getattr(several, field.name), getattr(one, field.name), err_msg=field.name)
+
+
+@pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning")   # the multi-threaded parent is the point
+def test_a_process_forked_after_the_pool_started_makes_its_own():
+    """The pool's threads do not survive a fork: a child forked after the parent used them must not queue its tiles
+    on the parent's (dead) pool, where they would wait for ever."""
+    with _engine((2, onorma_module.RESCALE_BELOW, 2)), mock.patch.object(threads_module, "THREADS", 2):
+        expected = _small_gaussian_run(9)                                   # several tiles: the pool starts
+        assert threads_module._pool is not None
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            np.testing.assert_array_equal(pool.apply_async(_small_gaussian_run, (9,)).get(timeout=120), expected)
