@@ -58,9 +58,9 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
                 block_beta[b] = new / scale                                      # 4. shrink
                 gamma = gamma_record[t] = c * c * gamma + (diagonal[:, b] @ new) @ new + 2 * c * (v @ new)   # 5. (6.2)
                 w = weights**2 * np.maximum(gamma, 0.0)                          # 6.
-                if not (all_zero == "keep" and not np.any(w)):
+                if not (all_zero == "keep" and not w.any()):
                     numerator = w ** (1 / (r + 1))
-                    denominator = np.sum(w ** (r / (r + 1))) ** (1 / r)
+                    denominator = (w ** (r / (r + 1))).sum() ** (1 / r)
                     weights = numerator / denominator if denominator > 0 else numerator * np.nan
                 weights_record[t] = weights
             scale = scale_list[-1]
