@@ -7,7 +7,8 @@
 * any other ``OperatorKernel`` as explicit d x d blocks (the generic, slower path);
 * ``WeightedSum``: the weighted parts of its terms.
 
-``apply_rows`` applies the rows of a block of queries against many stored points tile by tile, on ovk_fast's threads.
+``apply_rows`` applies the rows of a block of queries against many stored points tile by tile, on ovk_fast's
+threads.
 """
 from __future__ import annotations
 
@@ -195,7 +196,6 @@ class KernelRows:
     def dense(self) -> np.ndarray:
         """The point-major block Gram matrix (spec 2.1), ``n_x d x n_z d``."""
         return sum(part.dense() for part in self.parts)
-
 
 
 class KernelRowsStack:

@@ -129,8 +129,8 @@ class _Run:
         beta = np.zeros((stop - start, Y.shape[1]))
         firsts = np.maximum(before[start:stop] - start, 0).tolist()
         scale_list = scales.tolist()
-        for r, (first, previous, scale, step, y) in enumerate(zip(firsts, [1.0] + scale_list, scale_list, (-eta_t).tolist(),
-                                                                   Y[start:stop])):
+        rounds = zip(firsts, [1.0] + scale_list, scale_list, (-eta_t).tolist(), Y[start:stop])
+        for r, (first, previous, scale, step, y) in enumerate(rounds):
             within = rows.apply_row(r, first, r, beta) if r else 0.0
             prediction = predictions[r] = previous * (old[r] + within)             # 1. f_{t-1}(x_t)
             new = new_coefficients[r] = step * self.loss.gradient(prediction, y)   # 2. alpha_{t,t}
@@ -146,7 +146,7 @@ class _Run:
         lo, before = self.lo, self.before
         predictions, new_coefficients = self.predictions[start:stop], self.new_coefficients[start:stop]
         diagonal = diagonal_blocks(self.kernel, self.X[start:stop])
-        # the terms of 6.2 that do not involve ||f_{t-1}||^2: 2 c_t <f_{t-1}(x_t), alpha_tt> + <K(x_t, x_t) alpha_tt, alpha_tt>
+        # the terms of 6.2 without ||f_{t-1}||^2: 2 c_t <f_{t-1}(x_t), alpha_tt> + <K(x_t, x_t) alpha_tt, alpha_tt>
         added = (2 * c_t * np.einsum("rd,rd->r", predictions, new_coefficients)
                  + np.einsum("rd,rde,re->r", new_coefficients, diagonal, new_coefficients)).tolist()
         dropped = np.arange(before[start], lo[stop - 1])                  # indices the block's rounds drop, in order

@@ -20,9 +20,18 @@ from concurrent.futures import ThreadPoolExecutor
 
 from threadpoolctl import threadpool_limits
 
-#: threads of ovk_fast's pool: the ``OVK_FAST_THREADS`` environment variable, else the machine's cores
-#: (set it to 1 where several ovk_fast processes already share the cores)
-THREADS = int(os.environ.get("OVK_FAST_THREADS", os.cpu_count() or 1))
+
+def threads_from(value: str | None) -> int:
+    """The pool's size from the ``OVK_FAST_THREADS`` environment variable (unset: the machine's cores)."""
+    if value is None:
+        return os.cpu_count() or 1
+    if not value.strip().isdigit() or int(value) < 1:
+        raise ValueError(f"OVK_FAST_THREADS must be a positive integer (threads of ovk_fast's pool), got {value!r}")
+    return int(value)
+
+
+#: threads of ovk_fast's pool (set ``OVK_FAST_THREADS=1`` where several ovk_fast processes already share the cores)
+THREADS = threads_from(os.environ.get("OVK_FAST_THREADS"))
 
 _pool: tuple[int, ThreadPoolExecutor] | None = None   # (pid that made it, pool): a forked child makes its own
 

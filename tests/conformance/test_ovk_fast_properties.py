@@ -9,6 +9,7 @@ the tile width of the kernel rows (several tiles, summed from the pool's threads
 import dataclasses
 import importlib
 import multiprocessing
+import os
 from contextlib import ExitStack
 from unittest import mock
 
@@ -329,3 +330,14 @@ def test_a_process_forked_after_the_pool_started_makes_its_own():
         assert threads_module._pool is not None
         with multiprocessing.get_context("fork").Pool(1) as pool:
             np.testing.assert_array_equal(pool.apply_async(_small_gaussian_run, (9,)).get(timeout=120), expected)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", "", "1.5"])
+def test_a_bad_thread_count_is_refused_by_name(value):
+    with pytest.raises(ValueError, match="OVK_FAST_THREADS must be a positive integer.*" + repr(value).replace(".", r"\.")):
+        threads_module.threads_from(value)
+
+
+def test_the_thread_count_is_read_or_defaults_to_the_cores():
+    assert threads_module.threads_from("3") == 3
+    assert threads_module.threads_from(None) == (os.cpu_count() or 1)
