@@ -197,6 +197,12 @@ class KernelRows:
         """The point-major block Gram matrix (spec 2.1), ``n_x d x n_z d``."""
         return sum(part.dense() for part in self.parts)
 
+    def separable_form(self) -> tuple | None:
+        """``(S, B)`` when the rows are one separable term ``S[r, j] B``, else None."""
+        if len(self.parts) == 1 and isinstance(self.parts[0], _SeparablePart):
+            return self.parts[0].S, self.parts[0].B
+        return None
+
 
 class KernelRowsStack:
     """The rows of several kernels on the same pairs (one ``PairGeometry``), applied together: MONORMA's m
@@ -206,9 +212,10 @@ class KernelRowsStack:
     def __init__(self, kernels, X: np.ndarray, Z: np.ndarray):
         geometry = PairGeometry(X, Z)
         self.rows = [KernelRows(kernel, X, Z, geometry) for kernel in kernels]
-        separable = all(len(rows.parts) == 1 and isinstance(rows.parts[0], _SeparablePart) for rows in self.rows)
-        self.S = np.array([rows.parts[0].S for rows in self.rows]) if separable else None     # m x n_x x n_z
-        self.B = np.array([rows.parts[0].B for rows in self.rows]) if separable else None     # m x d x d
+        forms = [rows.separable_form() for rows in self.rows]
+        separable = all(form is not None for form in forms)
+        self.S = np.array([S for S, _ in forms]) if separable else None     # m x n_x x n_z
+        self.B = np.array([B for _, B in forms]) if separable else None     # m x d x d
 
     def apply_row(self, r: int, lo: int, hi: int, C: np.ndarray) -> np.ndarray:
         """``[KernelRows(K_j, X, Z).apply_row(r, lo, hi, C) for each kernel j]``: an (m, d) array."""
