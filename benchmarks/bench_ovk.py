@@ -238,11 +238,13 @@ def engine(repeat):
 
 def breakdown(X, kernel, onorma, repeat):
     """ONORMA's time in phases: its kernel rows against the stored points (the same ``apply_rows`` calls, block by
-    block), the tiles' distances, exp and products measured apart, and the floor of distances plus exp."""
+    block), and in the same tiles the distances alone and distances + exp (the floor). Each tile is computed and
+    dropped, as in the engine, so it stays in cache; exp and the products with the coefficients are differences."""
     n, block = len(X), importlib.import_module("ovk_fast.onorma").BLOCK_ROUNDS
     C = np.ones((n, D))
     starts = range(0, n, block)
     tiles = [(start, lo) for start in starts for lo in range(0, start, kernel_rows_module.TILE_COLUMNS)]
+    count = sum(min(block, n - start) * start for start in starts)
 
     def tile_distances(start_lo):
         start, lo = start_lo
@@ -250,38 +252,24 @@ def breakdown(X, kernel, onorma, repeat):
 
     def tile_values(start_lo):
         S = tile_distances(start_lo)
-        return np.exp(np.multiply(S, -1.0 / MU, out=S), out=S)
-
-    distances = [tile_distances(tile) for tile in tiles]
-    values = [tile_values(tile) for tile in tiles]
-    count = sum(S.size for S in values)
+        np.exp(np.multiply(S, -1.0 / MU, out=S), out=S)
 
     def rows():
         for start in starts:
             kernel_rows_module.apply_rows([kernel], X[start:start + block], X[:start], C[:start])
 
-    def exps():
-        for S in distances:
-            np.exp(S)
-
-    def products():
-        for (start, lo), S in zip(tiles, values):
-            S @ C[lo:lo + S.shape[1]] @ B_T
-
-    B_T = ovk_ref.paper_J(D).T
     with single_blas_thread():
         times = median_times({
-            "onorma": one_thread(onorma), "rows": one_thread(rows), "distances": lambda: [tile_distances(t) for t in tiles],
-            "exp": exps, "products": products, "floor": lambda: [tile_values(t) for t in tiles],
-            "floor threads": lambda: map_in_order(tile_values, tiles)}, repeat)
+            "onorma": one_thread(onorma), "rows": one_thread(rows), "distances": lambda: [tile_distances(t).shape for t in tiles],
+            "floor": lambda: [tile_values(t) for t in tiles], "floor threads": lambda: map_in_order(tile_values, tiles)}, repeat)
     ms = {name: 1e3 * wall for name, (wall, _) in times.items()}
     section(f"where ONORMA t = {n} spends its time (one thread, medians of {repeat}, ms; load average "
             f"{os.getloadavg()[0]:.2f})")
-    print(f"total {ms['onorma']:.1f}: kernel rows against the stored points {ms['rows']:.1f} ({count / 1e6:.1f}M "
-          f"Gaussian values in {len(tiles)} tiles of <= {block} x {kernel_rows_module.TILE_COLUMNS}; measured apart: "
-          f"distance GEMMs {ms['distances']:.1f}, exp {ms['exp']:.1f}, products with the coefficients "
-          f"{ms['products']:.1f}); the rest {ms['onorma'] - ms['rows']:.1f} (the rows within each block, the round "
-          f"loop, the norm recursion, records)")
+    print(f"total {ms['onorma']:.1f} = kernel rows against the stored points {ms['rows']:.1f} + the rest "
+          f"{ms['onorma'] - ms['rows']:.1f} (the rows within each block, the round loop, the norm recursion, records)")
+    print(f"kernel rows: {count / 1e6:.1f}M Gaussian values in {len(tiles)} tiles of <= {block} x "
+          f"{kernel_rows_module.TILE_COLUMNS}: distance GEMMs {ms['distances']:.1f}, exp {ms['floor'] - ms['distances']:.1f}, "
+          f"products with the coefficients and tile bookkeeping {ms['rows'] - ms['floor']:.1f}")
     floor = min(ms["floor"], ms["floor threads"])
     print(f"floor (the {count / 1e6:.1f}M Gaussian values, distances + exp in the same tiles, nothing else): "
           f"{ms['floor']:.1f} ms on one thread, {ms['floor threads']:.1f} ms on {threads_module.THREADS}; "
