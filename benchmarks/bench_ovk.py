@@ -225,12 +225,14 @@ def engine(repeat):
     section(f"ovk_fast against the textbook version (issue 14: ONORMA <= 0.08 s, MONORMA <= 0.2 s on 2 cores); "
             f"medians of {repeat} interleaved runs, wall s (CPU s of all threads)")
     print(f"load average {os.getloadavg()[0]:.2f}; ovk_fast threads: {threads_module.THREADS}")
-    print(f"{'run':20s} {'ovk_fast':>16s} {'1 thread':>16s} {'textbook':>16s} {'textbook/fast':>14s} {'target':>7s} {'met':>4s}")
+    print(f"{'run':20s} {'ovk_fast':>16s} {'1 thread':>16s} {'textbook':>16s} {'textbook/fast':>14s} {'target':>7s} "
+          f"{'met':>4s}")
     for name, (fast, textbook, target) in runs.items():
         times = median_times({"fast": fast, "one": one_thread(fast), "textbook": textbook}, repeat)
         wall = times["fast"][0]
         cells = " ".join(f"{times[key][0]:7.3f} ({times[key][1]:6.3f})" for key in ("fast", "one", "textbook"))
-        print(f"{name:20s} {cells} {times['textbook'][0] / wall:14.1f} {target:7.2f} {'yes' if wall <= target else 'NO':>4s}")
+        met = "yes" if wall <= target else "NO"
+        print(f"{name:20s} {cells} {times['textbook'][0] / wall:14.1f} {target:7.2f} {met:>4s}")
     print(f"load average {os.getloadavg()[0]:.2f}. Wall time on a shared machine includes waiting for a core; "
           f"CPU time counts the work of all threads.")
     breakdown(X, kernel, onorma, repeat)
@@ -248,7 +250,8 @@ def breakdown(X, kernel, onorma, repeat):
 
     def tile_distances(start_lo):
         start, lo = start_lo
-        return kernel_rows_module.squared_distances(X[start:start + block], X[lo:min(start, lo + kernel_rows_module.TILE_COLUMNS)])
+        hi = min(start, lo + kernel_rows_module.TILE_COLUMNS)
+        return kernel_rows_module.squared_distances(X[start:start + block], X[lo:hi])
 
     def tile_values(start_lo):
         S = tile_distances(start_lo)
@@ -260,15 +263,17 @@ def breakdown(X, kernel, onorma, repeat):
 
     with single_blas_thread():
         times = median_times({
-            "onorma": one_thread(onorma), "rows": one_thread(rows), "distances": lambda: [tile_distances(t).shape for t in tiles],
-            "floor": lambda: [tile_values(t) for t in tiles], "floor threads": lambda: map_in_order(tile_values, tiles)}, repeat)
+            "onorma": one_thread(onorma), "rows": one_thread(rows),
+            "distances": lambda: [tile_distances(t).shape for t in tiles], "floor": lambda: [tile_values(t) for t in tiles],
+            "floor threads": lambda: map_in_order(tile_values, tiles)}, repeat)
     ms = {name: 1e3 * wall for name, (wall, _) in times.items()}
     section(f"where ONORMA t = {n} spends its time (one thread, medians of {repeat}, ms; load average "
             f"{os.getloadavg()[0]:.2f})")
     print(f"total {ms['onorma']:.1f} = kernel rows against the stored points {ms['rows']:.1f} + the rest "
           f"{ms['onorma'] - ms['rows']:.1f} (the rows within each block, the round loop, the norm recursion, records)")
     print(f"kernel rows: {count / 1e6:.1f}M Gaussian values in {len(tiles)} tiles of <= {block} x "
-          f"{kernel_rows_module.TILE_COLUMNS}: distance GEMMs {ms['distances']:.1f}, exp {ms['floor'] - ms['distances']:.1f}, "
+          f"{kernel_rows_module.TILE_COLUMNS}: distance GEMMs {ms['distances']:.1f}, "
+          f"exp {ms['floor'] - ms['distances']:.1f}, "
           f"products with the coefficients and tile bookkeeping {ms['rows'] - ms['floor']:.1f}")
     floor = min(ms["floor"], ms["floor threads"])
     print(f"floor (the {count / 1e6:.1f}M Gaussian values, distances + exp in the same tiles, nothing else): "
