@@ -286,7 +286,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="ovk_ref at t = 500 only, extrapolated to t = 2000")
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing of ovk_fast (best is reported)")
     parser.add_argument("--engine", action="store_true", help="only ovk_fast against the textbook version, its "
-                        "time by phase and the floor (issue 14), medians of --repeat interleaved runs")
+                        "time by phase and the floor (issue 14), medians of --repeat (at least 5) interleaved runs")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} (other jobs share the cores); "
           f"numpy {np.__version__}")
