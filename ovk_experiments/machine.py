@@ -24,9 +24,12 @@ def _memory_gib() -> str:
         return "memory unknown"
 
 
+def blas_threads() -> str:
+    return os.environ.get("OPENBLAS_NUM_THREADS", "library default")
+
+
 def describe() -> str:
     """One line, e.g. ``AMD EPYC, 2 cores, 8 GiB, Linux, Python 3.11.2, numpy 2.1.0, BLAS threads 1``."""
-    threads = os.environ.get("OPENBLAS_NUM_THREADS", "library default")
     return (f"{_cpu_model()}, {os.cpu_count()} cores, {_memory_gib()}, {platform.system()}, "
-            f"Python {platform.python_version()}, numpy {np.__version__}, BLAS threads {threads}; "
+            f"Python {platform.python_version()}, numpy {np.__version__}, BLAS threads {blas_threads()}; "
             f"load average {os.getloadavg()[0]:.2f} at the end of the run")

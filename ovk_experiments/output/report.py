@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-import os
 
 from ovk_experiments import machine
 from ovk_experiments.data.standins import EXTRA_HINT
@@ -44,7 +43,7 @@ def _settings_section(settings, engine_name, command, seconds) -> list[str]:
              f"{settings.sweep_max_examples or 'all'} (then halved)", "paper: all"),
             ("Figure 2 points", settings.sweep_points, "not given"),
             ("engine", engine_name, "-"),
-            ("BLAS threads", os.environ.get("OPENBLAS_NUM_THREADS", "library default"), "-")]
+            ("BLAS threads", machine.blas_threads(), "-")]
     return ["## Settings", "", f"Produced by `{command}` in {seconds:.0f} s.", "",
             *_table(("setting", "value", "paper"), rows), ""]
 
