@@ -7,13 +7,12 @@ the reverse) is timed here on the same prepared training stream, kernels and ``l
 from __future__ import annotations
 
 import importlib
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from ovk_experiments.experiments import kernels
-from ovk_experiments.experiments.runs import timed_monorma, timed_onorma
+from ovk_experiments.experiments.runs import clock, timed_monorma, timed_onorma
 from ovk_experiments.protocol.prepare import prepare
 
 #: data set -> the paper's Table 3 column it fills (CPU through its stand-in)
@@ -63,7 +62,7 @@ def time_engine(engine_name: str, result, settings) -> EngineTimes:
     if engine_name == "ovk_ref" and unknowns > LITERAL_BATCH_MAX_UNKNOWNS:
         return EngineTimes(engine_name, onorma, monorma, None,
                            f"not run: the literal solve holds a ({unknowns})^2 matrix, {unknowns ** 2 * 8 / 2 ** 30:.1f} GiB")
-    start = time.perf_counter()
+    start = clock()
     with np.errstate(all="ignore"):
         engine.batch_ridge(prepared.X_train, prepared.Y_train, kernel, lam=result.batch.lam)
-    return EngineTimes(engine_name, onorma, monorma, time.perf_counter() - start)
+    return EngineTimes(engine_name, onorma, monorma, clock() - start)

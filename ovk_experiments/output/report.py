@@ -149,7 +149,8 @@ def _table3_section(figure1, times, skipped) -> list[str]:
     rows = [(_where(result), f"{result.batch.fit_seconds:.3g}", f"{result.batch.cv_seconds + result.batch.fit_seconds:.3g}",
              f"{result.onorma.seconds:.3g}", f"{result.monorma.seconds:.3g}") for result in figure1]
     return ["## Table 3: running time (seconds)", "",
-            f"Measured on: {machine.describe()}. The paper states neither its machine nor its implementation, so a "
+            f"Measured on: {machine.describe()}. Our seconds are CPU seconds of this process (the machine is shared; "
+            "other jobs do not enter them). The paper states neither its machine nor its implementation, so a "
             "ratio paper / ours mixes both; only the ordering (online faster than batch) is judged above.", "",
             *_paper_table3(figure1, times, skipped), "",
             "Ours: one pass over the training half for ONORMA and MONORMA (the paper does not say which rows it "
