@@ -20,10 +20,26 @@ def _snapshot(folder: Path) -> dict:
     return {entry.name: entry.read_bytes() for entry in sorted(folder.iterdir())}
 
 
-def _killed_run(out: Path, module: str, function: str, call: int, seed: int) -> int:
+#: a planted fault for the child process: a writer that writes into --out directly, as the reproduction once did
+IN_PLACE_WRITER = """
+import contextlib
+from ovk_experiments.output import atomic
+
+@contextlib.contextmanager
+def in_place(out_dir, outputs):
+    out_dir = atomic.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    yield out_dir
+    atomic.write_manifest(out_dir, outputs)
+
+atomic.staged_folder = in_place
+"""
+
+
+def _killed_run(out: Path, module: str, function: str, call: int, seed: int, planted: str = "") -> int:
     """``ovk-check reproduce`` in a child process that SIGKILLs itself right after the ``call``-th return of
-    ``module.function``."""
-    script = textwrap.dedent(f"""
+    ``module.function`` (after running the ``planted`` code, if any)."""
+    script = planted + textwrap.dedent(f"""
         import importlib, os, signal, sys
         module = importlib.import_module({module!r})
         original, calls = getattr(module, {function!r}), []
@@ -72,6 +88,19 @@ def test_a_run_killed_while_writing_leaves_a_complete_output(previous, tmp_path,
         assert "seed 1" in after["report.md"].decode() and "seed 0" in before["report.md"].decode()
     leftovers = [entry.name for entry in tmp_path.iterdir() if entry.name != "run"]
     assert all(name.startswith((".run.partial-", ".run.previous-")) for name in leftovers), leftovers
+
+
+@pytest.mark.slow
+def test_the_check_catches_a_writer_that_writes_in_place(previous, tmp_path):
+    """The planted fault: killed after its figures, it leaves the new CSV and figures beside the old report."""
+    out = tmp_path / "run"
+    out.mkdir()
+    for name, content in _snapshot(previous).items():
+        (out / name).write_bytes(content)
+    assert _killed_run(out, "ovk_experiments.output.figures", "figure2", 1, seed=1, planted=IN_PLACE_WRITER) == -9
+    after, before = _snapshot(out), _snapshot(previous)
+    assert after["report.md"] == before["report.md"] and after["results.csv"] != before["results.csv"]   # a mix
+    assert not atomic.is_complete(out)
 
 
 def test_a_completed_run_replaces_the_previous_one_whole(previous, tmp_path):
