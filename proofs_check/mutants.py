@@ -129,3 +129,7 @@ SYNTHETIC_MUTANTS = {
     "one_weight_vector_for_all_tasks": _synthetic_with(shared_weights=True),
     "phi_indices_read_zero_based": _synthetic_with(phi_offset=1),
 }
+
+
+# --- regime faults for the conformance oracle (issue 9): each shows only in the regime its name says ----------
+from proofs_check.conformance.regime_faults import CONFORMANCE_MUTANTS  # noqa: E402  (kept with the faults above)
