@@ -342,3 +342,21 @@ def test_a_bad_thread_count_is_refused_by_name(value):
 def test_the_thread_count_is_read_or_defaults_to_the_cores():
     assert threads_module.threads_from("3") == 3
     assert threads_module.threads_from(None) == (os.cpu_count() or 1)
+
+
+@given(data=st.data())
+def test_tiled_rows_of_several_kernels_equal_each_kernels_own_rows(data):
+    """``apply_rows`` (tiles whose distances and kernel values share one reused workspace per thread) equals each
+    kernel's own rows: sums of several Gaussian terms, the feature kernel and several kernels on one geometry must
+    not write over each other's values."""
+    d, p = data.draw(strategies.dimensions, label="d"), data.draw(strategies.dimensions, label="p")
+    kernels = data.draw(st.lists(strategies.kernels(d, p), min_size=1, max_size=3), label="kernels")
+    X, _ = data.draw(strategies.streams(p, d, max_n=6), label="queries")
+    Z, C = data.draw(strategies.streams(p, d, max_n=12), label="stored points, coefficients")
+    with mock.patch.object(kernel_rows_module, "TILE_COLUMNS", data.draw(st.sampled_from([1, 2, 5]), label="tile")):
+        tiled = kernel_rows_module.apply_rows(kernels, X, Z, C)
+    for kernel, rows in zip(kernels, tiled):
+        own = kernel_rows_module.KernelRows(kernel, X, Z)
+        # two summation orders of the same terms K(x_r, z_j) c_j: round-off relative to the terms, not to the sum
+        terms = np.max(np.abs(own.dense()), initial=0.0) * np.sum(np.abs(C))
+        assert np.max(np.abs(rows - own.apply(C)), initial=0.0) <= tolerances.IDENTITY_RTOL * terms
