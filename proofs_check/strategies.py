@@ -123,14 +123,18 @@ def losses(d: int):
 
 
 @st.composite
-def streams(draw, p: int, d: int, *, loss="squared", min_n: int = 1, max_n: int = 12, y_bound: float = 1.0):
-    """``(X, Y)``: X in ``[0, 1]^p``, rows of Y with ``||y|| <= y_bound`` (one-hot for hinge/softmax)."""
+def streams(draw, p: int, d: int, *, loss="squared", min_n: int = 1, max_n: int = 12, y_bound: float = 1.0,
+            nonzero: bool = False):
+    """``(X, Y)``: X in ``[0, 1]^p``, rows of Y with ``||y|| <= y_bound`` (one-hot for hinge/softmax); with
+    ``nonzero``, some ``y_t`` and some ``x_t`` are not 0 (an all-zero stream tests nothing)."""
     n = draw(st.integers(min_n, max_n))
     X = draw(unit_interval_arrays((n, p)))
+    assume(not nonzero or np.any(X != 0))
     if ovk_ref.as_loss(loss).one_hot_targets:
         classes = draw(hnp.arrays(int, n, elements=st.integers(0, d - 1)))
         return X, np.eye(d)[classes]
     Y = draw(bounded_arrays((n, d), bound=y_bound))
+    assume(not nonzero or np.any(Y != 0))
     norms = np.linalg.norm(Y, axis=1, keepdims=True)
     # rescaled rows get a few ulps of room, so that ||y|| <= y_bound survives the rounding of the division
     return X, np.where(norms > y_bound, Y * (y_bound / np.maximum(norms, 1e-300) * (1 - 4 * np.finfo(float).eps)), Y)
@@ -229,7 +233,7 @@ def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, t
     else:
         loss = draw(losses(d))
     C_y = draw(log_uniform(1e-2, 1e2))
-    X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, y_bound=C_y))
+    X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, y_bound=C_y, nonzero=True))
     if regime == "hyp3":
         c = draw(st.one_of(st.just(2.0), log_uniform(2.0, 1e3)) if lam_boundary else log_uniform(2.0, 1e3).filter(lambda c: c > 2))
         lam = kappa2 * c
@@ -246,18 +250,18 @@ def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, t
 
 
 @st.composite
-def monorma_instances(draw, *, max_n: int = 8, max_m: int = 3, copies: bool = False):
+def monorma_instances(draw, *, max_n: int = 8, min_n: int = 1, max_m: int = 3, min_m: int = 1, copies: bool = False):
     """A MONORMA instance: ``m`` kernels with one ``d`` and ``p`` (or ``m`` copies of one kernel), ``r`` log-uniform
     in [0.1, 10] (``r = 1`` included), any loss, any ``lam``, ``rho`` in (0, 1)."""
     d, p = draw(dimensions), draw(dimensions)
-    m = draw(st.integers(1, max_m))
+    m = draw(st.integers(min_m, max_m))
     if copies:
         kernel = draw(kernels(d, p))
         kernel_list = [kernel] * m
     else:
         kernel_list = draw(st.lists(kernels(d, p), min_size=m, max_size=m))
     loss = draw(losses(d))
-    X, Y = draw(streams(p, d, loss=loss, max_n=max_n))
+    X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, nonzero=True))
     lam = draw(log_uniform(1e-3, 1e2))
     eta = draw(rhos()) / lam
     assume(0 < eta * lam < 1)
@@ -267,11 +271,11 @@ def monorma_instances(draw, *, max_n: int = 8, max_m: int = 3, copies: bool = Fa
 
 
 @st.composite
-def kernel_point_sets(draw, *, max_k: int = 6, feature_only: bool = False):
+def kernel_point_sets(draw, *, max_k: int = 6, min_k: int = 1, feature_only: bool = False):
     """A kernel with points ``x_1..x_k`` in ``[0,1]^p``, coefficients ``a_i`` and a probe ``(x, y)`` (spec 2.2-2.3)."""
     d, p = draw(dimensions), draw(dimensions)
     kernel, kappa2 = draw(kernels_with_kappa2(d, p, feature_only=feature_only))
-    k = draw(st.integers(1, max_k))
+    k = draw(st.integers(min_k, max_k))
     X = draw(unit_interval_arrays((k, p)))
     return {"kernel": kernel.to_dict(), "p": p, "d": d, "kappa2": kappa2, "X": X.tolist(),
             "A": draw(bounded_arrays((k, d))).tolist(), "x": draw(unit_interval_arrays(p)).tolist(),
