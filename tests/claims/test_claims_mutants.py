@@ -11,6 +11,14 @@ CATCHERS = {
     "kernel_transposed": ["onorma.sgd"],
     "delta_exponents_misparsed": ["monorma.delta_normalised", "monorma.copies"],
     "truncation_keeps_one_more": ["onorma.truncation_support"],
+    # faults in what ONORMA and MONORMA share (OnlineLearner): the MONORMA identities see them because their
+    # comparators are the spec's formulas written out in the claim, not ovk_ref.onorma (issue 10, item 3)
+    "new_coefficient_without_decay": ["onorma.sgd", "monorma.one_kernel", "monorma.copies"],
+    "shrink_halved": ["onorma.closed_form", "monorma.gamma", "monorma.delta_log_linear", "monorma.one_kernel", "monorma.copies"],
+    # delta = 1 for one kernel: only m >= 2 copies see a prediction that ignores the weights
+    "monorma_prediction_without_weights": ["monorma.copies"],
+    # the update still normalises (delta_normalised holds): the log-linear form over time sees it
+    "monorma_weights_without_square": ["monorma.delta_log_linear"],
 }
 
 
@@ -26,6 +34,7 @@ def test_claim_catches_mutant(mutant, claim_id):
     assert CLAIMS[claim_id].expected == "holds"
 
 
-@pytest.mark.parametrize("claim_id", ["onorma.closed_form", "onorma.sgd", "onorma.truncation_support", "monorma.delta_normalised"])
+@pytest.mark.parametrize("claim_id", ["onorma.closed_form", "onorma.sgd", "onorma.truncation_support", "monorma.delta_normalised",
+                                      "monorma.gamma", "monorma.delta_log_linear", "monorma.one_kernel", "monorma.copies"])
 def test_catchers_accept_the_reference(claim_id):
     assert run_claim(claim_id, "ci").verdict == "holds"
