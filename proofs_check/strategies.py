@@ -124,11 +124,13 @@ def losses(d: int):
 
 @st.composite
 def streams(draw, p: int, d: int, *, loss="squared", min_n: int = 1, max_n: int = 12, y_bound: float = 1.0,
-            nonzero: bool = False):
+            nonzero: bool = False, extreme: bool = False):
     """``(X, Y)``: X in ``[0, 1]^p``, rows of Y with ``||y|| <= y_bound`` (one-hot for hinge/softmax); with
-    ``nonzero``, some ``y_t`` and some ``x_t`` are not 0 (an all-zero stream tests nothing)."""
+    ``nonzero``, some ``y_t`` and some ``x_t`` are not 0 (an all-zero stream tests nothing); with ``extreme``,
+    every ``x_t`` is a vertex of the box (where ``||K(x, x)||`` reaches kappa^2) and every non-zero ``y_t`` has
+    norm ``y_bound``: where norm bounds are tight."""
     n = draw(st.integers(min_n, max_n))
-    X = draw(unit_interval_arrays((n, p)))
+    X = draw(hnp.arrays(float, (n, p), elements=st.sampled_from([1.0, 0.0])) if extreme else unit_interval_arrays((n, p)))
     assume(not nonzero or np.any(X != 0))
     if ovk_ref.as_loss(loss).one_hot_targets:
         classes = draw(hnp.arrays(int, n, elements=st.integers(0, d - 1)))
@@ -136,6 +138,9 @@ def streams(draw, p: int, d: int, *, loss="squared", min_n: int = 1, max_n: int 
     Y = draw(bounded_arrays((n, d), bound=y_bound))
     assume(not nonzero or np.any(Y != 0))
     norms = np.linalg.norm(Y, axis=1, keepdims=True)
+    if extreme:
+        Y = np.where(norms > 0, Y * (y_bound / np.maximum(norms, 1e-300)), Y)
+        norms = np.linalg.norm(Y, axis=1, keepdims=True)
     # rescaled rows get a few ulps of room, so that ||y|| <= y_bound survives the rounding of the division
     return X, np.where(norms > y_bound, Y * (y_bound / np.maximum(norms, 1e-300) * (1 - 4 * np.finfo(float).eps)), Y)
 
@@ -213,7 +218,7 @@ REGIMES = ("any", "hyp2", "hyp3", "hyp3_without_lam")
 
 @st.composite
 def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, truncation: bool = False,
-                     max_n: int = 10, min_n: int = 1, lam_boundary: bool = True):
+                     max_n: int = 10, min_n: int = 1, lam_boundary: bool = True, extreme: bool = False):
     """An ONORMA instance under ``regime``:
 
     * ``any``: any loss, any ``lam > 0``, ``rho = eta lam`` in (0, 1);
@@ -221,6 +226,8 @@ def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, t
     * ``hyp3``: Hyp. 1, 3: squared loss, ``||y_t|| <= C_y``, ``lam = c kappa^2`` with ``c >= 2`` up to ``c = 1e3``
       (``c = 2`` itself, E17, only with ``lam_boundary``; else ``c > 2`` as the paper states);
     * ``hyp3_without_lam``: as ``hyp3`` but ``c`` in [1e-3, 2): breaks exactly Hyp. 3(iii) ``lam > 2 kappa^2``.
+
+    ``extreme`` draws the stream where norm bounds are tight (``streams``): for a search of a claim that is false.
     """
     if regime not in REGIMES:
         raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
@@ -233,7 +240,7 @@ def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, t
     else:
         loss = draw(losses(d))
     C_y = draw(log_uniform(1e-2, 1e2))
-    X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, y_bound=C_y, nonzero=True))
+    X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, y_bound=C_y, nonzero=True, extreme=extreme))
     if regime == "hyp3":
         c = draw(st.one_of(st.just(2.0), log_uniform(2.0, 1e3)) if lam_boundary else log_uniform(2.0, 1e3).filter(lambda c: c > 2))
         lam = kappa2 * c

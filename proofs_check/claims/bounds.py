@@ -58,7 +58,8 @@ def _batch_norms(instance, precision=None):
 
 @claim("prop2.iv", statement="||f_n|| <= 2 C_y / lam for the batch minimiser f_n of every prefix",
        reference="Prop. 2(iv); spec C14, E18", hypotheses="Hyp. 1, 3 (squared loss, ||y_t|| <= C_y, lam > 2 kappa^2)",
-       expected="false", instances=strategies.onorma_instances("hyp3", lam_boundary=False), informative="f_n != 0",
+       expected="false", instances=strategies.onorma_instances("hyp3", lam_boundary=False, extreme=True),
+       informative="f_n != 0",
        known_counterexamples=[{"kernel": {"type": "sum", "terms": [{"weight": 10.0, "kernel": {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}}]}, "p": 1, "d": 1, "loss": "squared", "C": None, "C_y": 1.0, "truncation": None,
                                "X": [[0.0]], "Y": [[1.0]], "lam": 100.0, "eta": 0.005, "kappa2": 10.0}],
        notes="the proof's (lam/2)||f||^2 <= C_y^2/2 gives ||f|| <= C_y/sqrt(lam), not 2 C_y/lam; one point with "
