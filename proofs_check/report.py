@@ -5,6 +5,7 @@ import json
 import math
 
 from proofs_check.claims import CLAIMS
+from proofs_check.runner import INFORMATIVE_FLOOR
 
 
 def verdict_text(verdict) -> str:
@@ -23,7 +24,7 @@ def mark_text(verdict) -> str:
     if not verdict.as_expected:
         return f" (! expected {verdict.expected})"
     if not verdict.meets_floor:
-        return f" (! below the floor of {verdict.floor} informative)"
+        return f" (! below the floor: {verdict.floor} informative and {INFORMATIVE_FLOOR:.0%} of those drawn)"
     return ""
 
 

@@ -126,17 +126,17 @@ def losses(d: int):
 def streams(draw, p: int, d: int, *, loss="squared", min_n: int = 1, max_n: int = 12, y_bound: float = 1.0,
             nonzero: bool = False, extreme: bool = False):
     """``(X, Y)``: X in ``[0, 1]^p``, rows of Y with ``||y|| <= y_bound`` (one-hot for hinge/softmax); with
-    ``nonzero``, some ``y_t`` and some ``x_t`` are not 0 (an all-zero stream tests nothing); with ``extreme``,
+    ``nonzero``, ``x_1`` and ``y_1`` are not 0 (a stream that starts at 0 tests little); with ``extreme``,
     every ``x_t`` is a vertex of the box (where ``||K(x, x)||`` reaches kappa^2) and every non-zero ``y_t`` has
     norm ``y_bound``: where norm bounds are tight."""
     n = draw(st.integers(min_n, max_n))
     X = draw(hnp.arrays(float, (n, p), elements=st.sampled_from([1.0, 0.0])) if extreme else unit_interval_arrays((n, p)))
-    assume(not nonzero or np.any(X != 0))
+    assume(not nonzero or np.any(X[0] != 0))
     if ovk_ref.as_loss(loss).one_hot_targets:
         classes = draw(hnp.arrays(int, n, elements=st.integers(0, d - 1)))
         return X, np.eye(d)[classes]
     Y = draw(bounded_arrays((n, d), bound=y_bound))
-    assume(not nonzero or np.any(Y != 0))
+    assume(not nonzero or np.any(Y[0] != 0))
     norms = np.linalg.norm(Y, axis=1, keepdims=True)
     if extreme:
         Y = np.where(norms > 0, Y * (y_bound / np.maximum(norms, 1e-300)), Y)
@@ -262,11 +262,11 @@ def monorma_instances(draw, *, max_n: int = 8, min_n: int = 1, max_m: int = 3, m
     in [0.1, 10] (``r = 1`` included), any loss, any ``lam``, ``rho`` in (0, 1)."""
     d, p = draw(dimensions), draw(dimensions)
     m = draw(st.integers(min_m, max_m))
+    # kernels_with_kappa2: scaled, and never 0 on the whole box (a zero kernel has gamma = 0 for ever)
     if copies:
-        kernel = draw(kernels(d, p))
-        kernel_list = [kernel] * m
+        kernel_list = [draw(kernels_with_kappa2(d, p))[0]] * m
     else:
-        kernel_list = draw(st.lists(kernels(d, p), min_size=m, max_size=m))
+        kernel_list = [pair[0] for pair in draw(st.lists(kernels_with_kappa2(d, p), min_size=m, max_size=m))]
     loss = draw(losses(d))
     X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, nonzero=True))
     lam = draw(log_uniform(1e-3, 1e2))
@@ -284,22 +284,26 @@ def kernel_point_sets(draw, *, max_k: int = 6, min_k: int = 1, feature_only: boo
     kernel, kappa2 = draw(kernels_with_kappa2(d, p, feature_only=feature_only))
     k = draw(st.integers(min_k, max_k))
     X = draw(unit_interval_arrays((k, p)))
-    return {"kernel": kernel.to_dict(), "p": p, "d": d, "kappa2": kappa2, "X": X.tolist(),
-            "A": draw(bounded_arrays((k, d))).tolist(), "x": draw(unit_interval_arrays(p)).tolist(),
-            "y": draw(bounded_arrays(d)).tolist()}
+    A, y = draw(bounded_arrays((k, d))), draw(bounded_arrays(d))
+    x = draw(unit_interval_arrays(p))
+    assume(np.any(A != 0) and np.any(y != 0) and np.any(x != 0))   # f = 0, y = 0 or x = 0 makes most identities 0 = 0
+    return {"kernel": kernel.to_dict(), "p": p, "d": d, "kappa2": kappa2, "X": X.tolist(), "A": A.tolist(),
+            "x": x.tolist(), "y": y.tolist()}
 
 
 @st.composite
 def loss_points(draw):
-    """A loss of spec 4 with a target ``y`` and two predictions ``z``, ``z2`` (entries in [-3, 3]) and ``theta`` in [0, 1]."""
+    """A loss of spec 4 with a target ``y`` and two predictions ``z != z2`` (entries in [-3, 3]) and ``theta`` in (0, 1)."""
     d = draw(dimensions)
     loss = draw(losses(d))
     if ovk_ref.as_loss(loss).one_hot_targets:
         y = np.eye(d)[draw(st.integers(0, d - 1))]
     else:
         y = draw(bounded_arrays(d, bound=2.0))
-    return {"loss": loss, "d": d, "y": y.tolist(), "z": draw(bounded_arrays(d, bound=3.0)).tolist(),
-            "z2": draw(bounded_arrays(d, bound=3.0)).tolist(), "theta": draw(st.floats(0.0, 1.0, **FLOATS))}
+    z, z2 = draw(bounded_arrays(d, bound=3.0)), draw(bounded_arrays(d, bound=3.0))
+    assume(np.any(z != z2))   # z = z' makes every loss inequality 0 <= 0
+    return {"loss": loss, "d": d, "y": y.tolist(), "z": z.tolist(), "z2": z2.tolist(),
+            "theta": draw(st.floats(0.0, 1.0, exclude_min=True, exclude_max=True, **FLOATS))}
 
 
 def smooth_losses(d: int):

@@ -27,8 +27,8 @@ def theorem_instances(truncation=False):
 
 
 #: what makes an instance of a risk bound (Theorems 1-2) informative
-THEOREM_INFORMATIVE = ("two rounds or more, and the online average exceeds min R_reg at the tightest prefix (the excess "
-                       "term is needed); margin relative to the excess term")
+THEOREM_INFORMATIVE = ("two rounds or more, and a prefix whose online average exceeds min R_reg (the excess term is "
+                       "needed); margin relative to the excess term")
 
 
 def _comparator(instance, n, precision=None):
@@ -90,7 +90,7 @@ def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, tr
     risks = list(common.regularised_risks(K, instance["loss"], trajectory, instance["lam"], post_update=post_update))
     removed = _removed_norms(instance, trajectory) if truncation_term else None
     u = U(instance, precision)
-    worst = None
+    worst, excess_needed = None, False
     for n in range(1, len(risks) + 1):
         lhs = sum(risks[:n]) / n
         comparator = _comparator(instance, n, precision)
@@ -98,6 +98,7 @@ def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, tr
         slack = constants.evaluate(excess, **values) if precision else constants.value(excess, **values)
         extra = 2 * float(u) / n * float(np.sum(removed[:n] / common.step_sizes(instance, n))) if truncation_term else 0.0
         margin = comparator.lower + slack + extra - lhs
+        excess_needed = excess_needed or lhs > comparator.lower
         if worst is None or float(margin / slack) < worst.relative_margin:
             worst = Outcome(margin=float(margin), scale=float(slack),
                             magnitude=float(abs(lhs) + abs(comparator.lower) + slack + extra), quantities={
@@ -105,7 +106,7 @@ def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, tr
                                 "min_R_reg_upper": float(comparator.upper), "excess": float(slack),
                                 "truncation_term": extra, "U": float(u)},
                             observed=float(lhs), bound=float(comparator.lower + slack + extra))
-    worst.informative = len(risks) >= 2 and worst.quantities["lhs"] > worst.quantities["min_R_reg_lower"]
+    worst.informative = len(risks) >= 2 and excess_needed
     return worst
 
 

@@ -8,17 +8,24 @@ import pytest
 from proofs_check import CLAIMS, run_claim
 from proofs_check.claims.base import EXPECTED_VERDICTS
 from proofs_check.profiles import default_profile
+from proofs_check.runner import informative_floor
 
 
 @pytest.mark.parametrize("claim_id", list(CLAIMS))
 def test_claim_verdict_is_the_expected_one(claim_id):
+    """A false verdict must come from this run's own search, never from a stored counterexample; a holds/open
+    verdict must rest on at least the floor of informative instances (issue 10, items 1 and 4)."""
     claim = CLAIMS[claim_id]
     verdict = run_claim(claim_id, default_profile(), shrink=False)
     assert verdict.verdict == claim.expected, (
         f"{claim_id}: expected {claim.expected}, got {verdict.verdict} {verdict.error} "
         f"counterexample={json.dumps(verdict.counterexample)} quantities={verdict.counterexample_quantities}")
     if verdict.verdict == "false":
+        assert not verdict.known, f"{claim_id}: the live search found no violation; only a stored counterexample did"
         assert verdict.counterexample is not None and json.loads(json.dumps(verdict.counterexample)) == verdict.counterexample
+    else:
+        assert verdict.informative >= verdict.floor == informative_floor(default_profile()), (
+            f"{claim_id}: {verdict.informative} informative instances of {verdict.instances}, floor {verdict.floor}")
 
 
 def test_registry_entries_are_complete():
@@ -28,3 +35,7 @@ def test_registry_entries_are_complete():
         assert claim.statement and claim.reference and claim.hypotheses, claim.id
     # the two claims the spec leaves "not audited" are decided (C14, C22)
     assert CLAIMS["prop2.iv"].expected == "false" and CLAIMS["thm1.squared_without_lam"].expected == "false"
+
+
+def test_every_claim_says_what_makes_an_instance_informative():
+    assert all(len(claim.informative) > 10 for claim in CLAIMS.values())
