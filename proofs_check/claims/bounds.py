@@ -233,7 +233,8 @@ def theorem2_certificate(instance, impl=None, precision=None):
         terms[index] = np.sqrt(round_t / i_t) * np.exp(log_shrink[round_t] - log_shrink[i_t])
     ratios = np.cumsum(terms) / (8 * rho * np.sqrt(t))
     worst = int(np.argmax(ratios))
-    return Outcome(margin=float(1 - ratios[worst]), quantities={"n": worst + 1, "S_n/(8 rho sqrt n)": float(ratios[worst])})
+    return Outcome(margin=float(1 - ratios[worst]), quantities={"n": worst + 1, "S_n/(8 rho sqrt n)": float(ratios[worst])},
+                   observed=float(ratios[worst]), bound=1.0)
 
 
 _FACTOR = sp.Symbol("factor", positive=True)
@@ -263,7 +264,8 @@ def eta_star(instance, impl=None, precision=None):
                                         tolerances.HIGH_PRECISION_TIE - float(abs(at_star - minimum) / minimum),
                                         tolerances.HIGH_PRECISION_TIE - float(abs(derivative) * star / at_star)) if margin < 0]
     margin = min(violations) if violations else 1 - float(star) * instance["lam"]   # eta* is admissible: eta* lam < 1
-    return Outcome(margin=margin, quantities={"eta_star_lam": float(star) * instance["lam"], "minimum": float(minimum)})
+    return Outcome(margin=margin, quantities={"eta_star_lam": float(star) * instance["lam"], "minimum": float(minimum)},
+                   observed=float(star) * instance["lam"], bound=1.0)
 
 
 @claim("batch.optimality", statement="batch_ridge solves (G + t lam I) c = vec(Y), i.e. lam h + (1/t) sum_i K(., x_i)(h(x_i) - y_i) = 0",

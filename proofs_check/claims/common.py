@@ -139,13 +139,14 @@ def close(observed, expected, **quantities) -> Outcome:
     if not np.all(np.isfinite(observed)):
         error = float("inf")
     allowed = tolerances.IDENTITY_RTOL * float(np.max(np.abs(expected), initial=0.0)) + tolerances.IDENTITY_ATOL
-    return Outcome(margin=allowed - error, scale=allowed, quantities={"max_error": error, **quantities})
+    return Outcome(margin=allowed - error, scale=allowed, quantities={"max_error": error, **quantities}, observed=error,
+                   bound=allowed)
 
 
 def discrete(mismatches: list, **quantities) -> Outcome:
     """An exact (integer) fact: margin +DISCRETE_MARGIN when it holds, minus that per mismatch otherwise."""
     return Outcome(margin=tolerances.DISCRETE_MARGIN * (1 - 2 * len(mismatches)),
-                   quantities={"mismatches": mismatches[:5], **quantities})
+                   quantities={"mismatches": mismatches[:5], **quantities}, observed=len(mismatches), bound=0)
 
 
 def constant(expr, instance, precision=None):

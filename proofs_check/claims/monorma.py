@@ -200,4 +200,4 @@ def exponents_literal(instance, impl=None, precision=None):
     delta = w ** (1 / r + 1) / np.sum(w ** (r / r + 1)) ** (1 / r)
     error = abs(float(np.sum(delta**r)) - 1)
     return Outcome(margin=tolerances.DELTA_NORMALISATION - error, scale=tolerances.DELTA_NORMALISATION,
-                   quantities={"sum_delta_r": float(np.sum(delta**r))})
+                   quantities={"sum_delta_r": float(np.sum(delta**r))}, observed=error, bound=tolerances.DELTA_NORMALISATION)
