@@ -16,7 +16,7 @@ def test_claim_verdict_is_the_expected_one(claim_id):
     """A false verdict must come from this run's own search, never from a stored counterexample; a holds/open
     verdict must rest on at least the floor of informative instances (issue 10, items 1 and 4)."""
     claim = CLAIMS[claim_id]
-    verdict = run_claim(claim_id, default_profile(), shrink=False)
+    verdict = run_claim(claim_id, default_profile(), shrink=False, seed=0)   # seed 0: a random profile is not flaky
     assert verdict.verdict == claim.expected, (
         f"{claim_id}: expected {claim.expected}, got {verdict.verdict} {verdict.error} "
         f"counterexample={json.dumps(verdict.counterexample)} quantities={verdict.counterexample_quantities}")
