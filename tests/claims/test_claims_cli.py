@@ -19,7 +19,10 @@ def test_verify_writes_the_table_and_json(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "holds on" in out and "false" in out and "every verdict as expected" in out
     verdicts = {v["claim"]: v for v in json.loads(report.read_text())["verdicts"]}
-    assert verdicts["def1.psd"]["verdict"] == "holds" and verdicts["def1.psd"]["instances"] > 0
+    psd = verdicts["def1.psd"]
+    assert psd["verdict"] == "holds" and psd["informative"] >= psd["floor"] == 20 and psd["instances"] >= psd["informative"]
+    # the tightest informative instance: both sides kept, the margin relative to the bound's size
+    assert psd["worst_observed"] is not None and psd["worst_bound"] is not None and psd["worst_margin"] is not None
     assert verdicts["monorma.exponents_literal"]["counterexample"]["r"] != 1
 
 

@@ -1,6 +1,7 @@
 """Every planted fault of proofs_check.mutants is caught by a named claim (issue 3, "What it must show")."""
 import pytest
 
+import ovk_ref
 from proofs_check import CLAIMS, MUTANTS, run_claim
 
 #: mutant -> the claims that must reject it (the first one is the fault's natural detector)
@@ -38,3 +39,13 @@ def test_claim_catches_mutant(mutant, claim_id):
                                       "monorma.gamma", "monorma.delta_log_linear", "monorma.one_kernel", "monorma.copies"])
 def test_catchers_accept_the_reference(claim_id):
     assert run_claim(claim_id, "ci").verdict == "holds"
+
+
+def test_monorma_identities_do_not_compare_with_ovk_ref_onorma(monkeypatch):
+    """Their ONORMA is Algorithm 1 written out in the claim (issue 10, item 3): a broken ovk_ref.onorma moves nothing."""
+    def broken(*args, **kwargs):
+        raise AssertionError("a MONORMA identity called ovk_ref.onorma")
+    monkeypatch.setattr(ovk_ref, "onorma", broken)
+    for claim_id in ("monorma.one_kernel", "monorma.copies"):
+        verdict = run_claim(claim_id, "ci", shrink=False)
+        assert verdict.verdict == "holds", (claim_id, verdict.error)
