@@ -175,7 +175,7 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
         raise ValueError(f"profile must be one of {sorted(profiles.PROFILES)}, got {profile!r}")
     claim = CLAIMS[claim_id]
     verdict = Verdict(claim=claim_id, expected=claim.expected, verdict="not applicable", profile=profile,
-                      floor=informative_floor(profile))
+                      floor=min(informative_floor(profile), claim.space or math.inf))
     if not claim.applies_to(impl):
         return verdict
     failing = {}

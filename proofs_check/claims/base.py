@@ -6,7 +6,8 @@ JSON-able dicts, so that a counterexample can be replayed by pasting it) and ``c
 precision)`` returning an ``Outcome``: the margin (bound minus observed; negative means violated).
 A claim says what makes an instance ``informative`` for it (at least two rounds, a non-zero target, a delta
 update that happened, a bound that is not vacuous, ...); its check marks each ``Outcome`` so, and a verdict
-counts only informative instances (issue 10, item 1).
+counts only informative instances (issue 10, item 1). A claim whose search space is finite says how many distinct
+instances it has (``space``): a search that checked them all needs no more.
 A claim expected ``false`` carries ``known_counterexamples``: small instances (shrunk by an earlier search),
 kept as regression pins; a run replays them only when its own search finds no violation.
 """
@@ -65,6 +66,7 @@ class Claim:
     notes: str = ""
     known_counterexamples: tuple = ()      # instances that violate the claim (for expected == "false")
     informative: str = ""                  # what makes an instance informative for this claim (Outcome.informative)
+    space: int | None = None               # the number of distinct instances, when the search space is finite
 
     def __post_init__(self):
         if self.expected not in EXPECTED_VERDICTS:
@@ -87,13 +89,13 @@ CLAIMS: dict[str, Claim] = {}
 
 
 def claim(id, *, statement, reference, hypotheses, expected, instances, informative, uses=(), notes="",
-          known_counterexamples=()):
+          known_counterexamples=(), space=None):
     """Decorator registering ``check`` as the check of a new claim ``id``."""
     def register(check):
         if id in CLAIMS:
             raise ValueError(f"claim id {id!r} is registered twice")
         CLAIMS[id] = Claim(id=id, statement=statement, reference=reference, hypotheses=hypotheses, expected=expected,
                            instances=instances, check=check, uses=tuple(uses), notes=notes,
-                           known_counterexamples=tuple(known_counterexamples), informative=informative)
+                           known_counterexamples=tuple(known_counterexamples), informative=informative, space=space)
         return check
     return register

@@ -153,7 +153,7 @@ def kappa2_attained(instance, impl=None, precision=None):
 
 @claim("kernel.J_spectrum", statement="spec(J) = {0.9 (d-1 times), 0.9 + 0.1 d}: J is positive definite for every d",
        reference="spec 3.1, C3", hypotheses="d >= 1", expected="holds", instances=st.integers(2, 40).map(lambda d: {"d": d}),
-       informative="d >= 2 (two distinct eigenvalues)")
+       informative="d >= 2 (two distinct eigenvalues)", space=39)
 def j_spectrum(instance, impl=None, precision=None):
     d = instance["d"]
     expected = sorted([0.9] * (d - 1) + [float(constants.evaluate(constants.J_NORM, d=d))])
