@@ -57,8 +57,10 @@ def run(args) -> int:
     differing = [verdict.claim for verdict in verdicts if not verdict.as_expected]
     thin = [verdict.claim for verdict in verdicts if verdict.as_expected and not verdict.meets_floor]
     rechecked = sum(verdict.rechecked for verdict in verdicts)
-    print(f"\n{len(verdicts)} claims, profile {profile}, seed {args.seed}, {seconds:.1f} s; {rechecked} near-zero margins "
-          f"recomputed at {tolerances.RECHECK_DIGITS} digits; margins are relative (bound - observed)/scale.")
+    seed = args.seed if args.seed is not None else (0 if profiles.PROFILES[profile].get("derandomize") else "random")
+    print(f"\n{len(verdicts)} claims, profile {profile}, seed {seed}, {seconds:.1f} s; {rechecked} near-zero margins "
+          f"recomputed at {tolerances.RECHECK_DIGITS} digits; margin = (bound - observed) / size of the bound, "
+          f"at the tightest informative instance.")
     informative = sum(verdict.informative for verdict in verdicts if verdict.verdict in ("holds", "open"))
     drawn = sum(verdict.instances for verdict in verdicts if verdict.verdict in ("holds", "open"))
     print(f"holds/open verdicts rest on {informative} informative instances of {drawn} drawn (floor: "
