@@ -38,7 +38,11 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings, target
 from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import Unsatisfiable
-from hypothesis.internal.conjecture import providers as hypothesis_providers
+
+try:  # internal: where Hypothesis keeps the numbers it reads from local source files (see _without_local_constants)
+    from hypothesis.internal.conjecture import providers as hypothesis_providers
+except ImportError:  # pragma: no cover -- a Hypothesis without the module has no local constants either
+    hypothesis_providers = None
 
 import ovk_ref
 from ovk_ref import tolerances
@@ -116,7 +120,7 @@ def _without_local_constants():
     site-packages: this project in an editable install, not in a wheel), so one seed gives different instances
     in different installs or working directories. Switched off for the duration of a search."""
     local_constants = getattr(hypothesis_providers, "_get_local_constants", None)
-    if local_constants is None:   # a Hypothesis without the feature
+    if local_constants is None or not hasattr(hypothesis_providers, "CONSTANTS_CACHE"):   # a Hypothesis without the feature
         yield
         return
     hypothesis_providers._get_local_constants = hypothesis_providers.Constants
