@@ -73,6 +73,6 @@ def run(args) -> int:
         print("every verdict as expected")
     if args.json:
         with open(args.json, "w") as handle:
-            handle.write(report.to_json(verdicts, profile=profile, seed=args.seed, seconds=seconds,
+            handle.write(report.to_json(verdicts, profile=profile, seed=seed, seconds=seconds,
                                         ovk_ref_version=ovk_ref.__version__, spec_version=ovk_ref.SPEC_VERSION))
     return 1 if differing or thin else 0
