@@ -4,11 +4,14 @@ Tests and checks import these names; no test writes its own tolerance literal.
 """
 
 # --- input validation -------------------------------------------------------------------------
-#: B must equal B.T up to this, relative to max|B|: matrices typed or computed in float64
-#: (e.g. R R^T) are symmetric only up to a few ulps.
+#: B must equal B.T up to this, relative to max|B| (B's own scale, with no absolute floor: B = 1e-11 R R^T
+#: is as symmetric as R R^T): matrices typed or computed in float64 (e.g. R R^T) are symmetric only up to a
+#: few ulps.
 SYMMETRY = 1e-12
-#: smallest eigenvalue of B may be this far below 0, relative to max|B|: eigvalsh of a PSD
-#: matrix with a zero eigenvalue returns about -d * eps * ||B||.
+#: smallest eigenvalue of B may be this far below 0, relative to max|B| (no absolute floor, so that
+#: B = -1e-11 I, or any negative-definite B, is refused at every scale): eigvalsh of a PSD matrix with a
+#: zero eigenvalue returns about -d * eps * ||B||, while a negative-definite B has smallest eigenvalue
+#: -||B||_2 <= -max|B|, ten orders of magnitude below the allowance.
 PSD_EIGENVALUE = 1e-10
 
 # --- identities computed two ways in float64 (spec 11 "Tolerances") ---------------------------

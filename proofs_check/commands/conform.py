@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
+from proofs_check import outputs
 from proofs_check.conformance import load_implementation, run
 
 
@@ -16,7 +16,7 @@ def register(subparsers) -> None:
                     "per case, the maximum absolute and relative error and the first diverging round and field. "
                     "Exit 1 on any failure or when the implementation offers none of onorma, monorma, batch_ridge.")
     parser.add_argument("implementation", metavar="MODULE[:ATTR]", help="e.g. ovk_fast or mypackage.engines:numpy_engine")
-    parser.add_argument("--json", metavar="FILE", type=Path, help="also write the report as JSON to FILE")
+    parser.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE (- for standard output)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print the expected and returned rows of failures")
     parser.set_defaults(run=run_command)
 
@@ -27,6 +27,6 @@ def run_command(args) -> int:
     report = run(load_implementation(args.implementation))
     print(report.text(verbose=args.verbose))
     if args.json is not None:
-        args.json.write_text(json.dumps(report.to_dict(), indent=1) + "\n")
+        outputs.write_text(args.json, json.dumps(report.to_dict(), indent=1) + "\n")   # "-": standard output
         print(f"report written to {args.json}")
     return 0 if report.passed else 1

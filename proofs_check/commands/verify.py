@@ -12,7 +12,7 @@ import time
 
 import ovk_ref
 from ovk_ref import tolerances
-from proofs_check import profiles, report
+from proofs_check import outputs, profiles, report
 from proofs_check.claims import CLAIMS
 from proofs_check.runner import run_claim
 
@@ -28,7 +28,7 @@ def register(subparsers) -> None:
                         help=f"Hypothesis profile (default: ${profiles.ENVIRONMENT_VARIABLE}, else ci when $CI is set, else dev)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the search (makes dev/thorough reproducible; "
                         "ci is derandomised unless a seed is given)")
-    parser.add_argument("--json", metavar="FILE", help="also write the verdicts, counterexamples included, as JSON")
+    parser.add_argument("--json", metavar="FILE", help="also write the verdicts, counterexamples included, as JSON (- for standard output)")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.set_defaults(run=run)
 
@@ -71,8 +71,7 @@ def run(args) -> int:
         print(f"verdicts on fewer informative instances than the floor: {', '.join(thin)}")
     if not differing and not thin:
         print("every verdict as expected")
-    if args.json:
-        with open(args.json, "w") as handle:
-            handle.write(report.to_json(verdicts, profile=profile, seed=seed, seconds=seconds,
-                                        ovk_ref_version=ovk_ref.__version__, spec_version=ovk_ref.SPEC_VERSION))
+    if args.json:   # "-" (standard output) or a path, checked by the CLI before the run
+        outputs.write_text(args.json, report.to_json(verdicts, profile=profile, seed=seed, seconds=seconds,
+                                                     ovk_ref_version=ovk_ref.__version__, spec_version=ovk_ref.SPEC_VERSION))
     return 1 if differing or thin else 0
