@@ -69,7 +69,7 @@ def prop2_iv(instance, impl=None, precision=None):
     norms = _batch_norms(instance, precision)
     return Outcome(margin=bound - max(norms), scale=bound,
                    quantities={"max_norm": max(norms), "2C_y/lam": bound, "C_y/kappa": constant(constants.C_y / constants.kappa, instance)},
-                   informative=max(norms) > 0, observed=max(norms), bound=bound)
+                   informative=common.resolved(norms), observed=max(norms), bound=bound)
 
 
 @claim("prop2.iv_U", statement="||f_n|| <= U = max(C_y/kappa, 2 C_y/lam): the norm bound Theorem 1 actually uses",
@@ -80,7 +80,7 @@ def prop2_iv_u(instance, impl=None, precision=None):
     bound = U(instance)
     norms = _batch_norms(instance, precision)
     return Outcome(margin=bound - max(norms), scale=bound, quantities={"max_norm": max(norms), "U": bound},
-                   informative=max(norms) > 0, observed=max(norms), bound=bound)
+                   informative=common.resolved(norms), observed=max(norms), bound=bound)
 
 
 def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, truncation_term=False) -> Outcome:
@@ -98,7 +98,9 @@ def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, tr
         slack = constants.evaluate(excess, **values) if precision else constants.value(excess, **values)
         extra = 2 * float(u) / n * float(np.sum(removed[:n] / common.step_sizes(instance, n))) if truncation_term else 0.0
         margin = comparator.lower + slack + extra - lhs
-        excess_needed = excess_needed or lhs > comparator.lower
+        # the excess term is needed at prefix n: the online average exceeds min R_reg by more than round-off
+        excess_needed = excess_needed or float(lhs - comparator.lower) > (
+            tolerances.IDENTITY_RTOL * float(abs(lhs) + abs(comparator.lower)) + tolerances.IDENTITY_ATOL)
         if worst is None or float(margin / slack) < worst.relative_margin:
             worst = Outcome(margin=float(margin), scale=float(slack),
                             magnitude=float(abs(lhs) + abs(comparator.lower) + slack + extra), quantities={
@@ -174,7 +176,7 @@ def theorem1_per_round(instance, impl, precision=None):
             worst = Outcome(margin=margin, scale=float(allowance), magnitude=magnitude, tie=tolerances.PSD_EIGENVALUE,
                             quantities={"round": t, "lhs": float(observed), "rhs": float(bound)},
                             observed=float(observed), bound=float(bound))
-    worst.informative = any(float(trajectory.norm(K, t)) > 0 for t in range(1, n))
+    worst.informative = common.resolved([float(trajectory.norm(K, t)) for t in range(1, n)])
     return worst
 
 
@@ -280,5 +282,5 @@ def batch_optimality(instance, impl, precision=None):
     residual = float(np.max(np.abs(system @ c - Y.reshape(-1))))
     magnitude = float(np.max(np.abs(system) @ np.abs(c) + np.abs(Y.reshape(-1))))
     allowed = tolerances.IDENTITY_RTOL * magnitude + tolerances.IDENTITY_ATOL
-    return Outcome(margin=allowed - residual, scale=allowed, quantities={"residual": residual}, informative=bool(np.any(c != 0)),
+    return Outcome(margin=allowed - residual, scale=allowed, quantities={"residual": residual}, informative=common.resolved(c),
                    observed=residual, bound=allowed)

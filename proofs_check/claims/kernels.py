@@ -10,7 +10,7 @@ from ovk_ref import tolerances
 from ovk_ref.arithmetic import Arithmetic, sqrt
 from proofs_check import constants, strategies
 from proofs_check.claims.base import Outcome, claim
-from proofs_check.claims.common import kernel, top_eigenvalue
+from proofs_check.claims.common import kernel, resolved, top_eigenvalue
 
 
 def _points(instance):
@@ -34,7 +34,7 @@ def hermitian(instance, impl=None, precision=None):
     G = K.gram(_points(instance)[0])
     d = K.d
     off_diagonal = G - np.kron(np.eye(len(G) // d), np.ones((d, d))) * G
-    return _identity(float(np.max(np.abs(G - G.T))), float(np.max(np.abs(G))), informative=bool(np.any(off_diagonal != 0)),
+    return _identity(float(np.max(np.abs(G - G.T))), float(np.max(np.abs(G))), informative=resolved(off_diagonal),
                      gram_size=G.shape[0])
 
 
@@ -48,7 +48,7 @@ def psd(instance, impl=None, precision=None):
     smallest, largest = float(eigenvalues.min()), float(eigenvalues.max())
     allowed = tolerances.PSD_EIGENVALUE * max(1.0, float(np.max(np.abs(G))))
     return Outcome(margin=smallest + allowed, scale=max(largest, allowed), quantities={"smallest_eigenvalue": smallest},
-                   informative=largest > 0, observed=-smallest, bound=allowed)
+                   informative=resolved(largest), observed=-smallest, bound=allowed)
 
 
 @claim("def1.reproducing", statement="<f(x), y> = <f, K(., x) y>_H for f = sum_i K(., x_i) a_i",
@@ -63,7 +63,7 @@ def reproducing(instance, impl=None, precision=None):
     left = np.concatenate([A.ravel(), np.zeros(K.d)])
     right = np.concatenate([np.zeros(A.size), y])
     via_gram = float(left @ G @ right)
-    return _identity(abs(direct - via_gram), float(np.abs(left) @ np.abs(G) @ np.abs(right)), informative=direct != 0,
+    return _identity(abs(direct - via_gram), float(np.abs(left) @ np.abs(G) @ np.abs(right)), informative=resolved(direct),
                      direct=direct, via_gram=via_gram)
 
 
@@ -79,7 +79,7 @@ def printed_positivity(instance, impl=None, precision=None):
     a = A.ravel()
     value = -float(a @ K.gram(X) @ a)   # sum_{k,l} <K(., x_k) a_k, K(., x_l)(-a_l)>_H
     return Outcome(margin=value, scale=max(float(np.abs(a) @ np.abs(K.gram(X)) @ np.abs(a)), 1e-300),
-                   quantities={"printed_sum": value}, informative=value != 0, observed=-value, bound=0.0)
+                   quantities={"printed_sum": value}, informative=resolved(value, order=2), observed=-value, bound=0.0)
 
 
 @claim("rkhs.feature_norm", statement="||sum_i K(., x_i) a_i||_H^2 = vec(A)^T G vec(A) = ||sum_i A(x_i)^T a_i||^2 (feature kernel)",
@@ -92,7 +92,7 @@ def feature_norm(instance, impl=None, precision=None):
     gram_norm2 = float(ovk_ref.rkhs_norm2(K, X, A))
     w = sum(K.features(x).T @ a for x, a in zip(X, A))
     magnitude = float(np.abs(A.ravel()) @ np.abs(K.gram(X)) @ np.abs(A.ravel()))
-    return _identity(abs(gram_norm2 - float(w @ w)), magnitude, informative=float(w @ w) > 0, gram_norm2=gram_norm2,
+    return _identity(abs(gram_norm2 - float(w @ w)), magnitude, informative=resolved(w @ w, order=2), gram_norm2=gram_norm2,
                      feature_norm2=float(w @ w))
 
 
@@ -110,7 +110,7 @@ def evaluation_bound(instance, impl=None, precision=None):
         bound = sqrt(max(top_eigenvalue(K(x, x)), 0 * norm2)) * sqrt(max(norm2, 0 * norm2))
         # Cauchy-Schwarz needs K PSD; a drawn float B is PSD only up to PSD_EIGENVALUE (ovk_ref.validation)
         return Outcome(margin=float(bound - value), scale=max(float(bound), 1e-300), tie=tolerances.PSD_EIGENVALUE,
-                       quantities={"value_norm": float(value), "bound": float(bound)}, informative=float(bound) > 0,
+                       quantities={"value_norm": float(value), "bound": float(bound)}, informative=resolved(float(bound)),
                        observed=float(value), bound=float(bound))
 
 
@@ -127,7 +127,7 @@ def kappa2_bound(instance, impl=None, precision=None):
     with mpmath.workdps(constants.DIGITS):
         margin = kappa2 - mpmath.mpf(observed)
     return Outcome(margin=float(margin), scale=float(kappa2), quantities={"kappa2": float(kappa2), "observed": float(observed)},
-                   informative=float(observed) > 0, observed=float(observed), bound=float(kappa2))
+                   informative=resolved(float(observed)), observed=float(observed), bound=float(kappa2))
 
 
 @st.composite

@@ -12,6 +12,7 @@ import ovk_ref
 from ovk_ref.arithmetic import Arithmetic
 from proofs_check import strategies
 from proofs_check.claims.base import Outcome, claim
+from proofs_check.claims.common import resolved
 
 
 def _scale(*terms) -> float:
@@ -37,7 +38,7 @@ def convex(instance, impl=None, precision=None):
         middle = loss.value(theta * z + (1 - theta) * z2, y)
         return Outcome(margin=float(chord - middle), scale=max(float(chord), 1e-300), magnitude=_scale(chord, middle),
                        quantities={"chord": float(chord), "value": float(middle)}, observed=float(middle), bound=float(chord),
-                       informative=bool(0 < instance["theta"] < 1 and instance["z"] != instance["z2"] and chord > 0))
+                       informative=bool(0 < instance["theta"] < 1 and instance["z"] != instance["z2"] and resolved(float(chord))))
 
 
 @claim("loss.lipschitz", statement="|l(z, y) - l(z', y)| <= C ||z - z'|| and ||u|| <= C for the returned subgradient u",
@@ -55,7 +56,7 @@ def lipschitz(instance, impl=None, precision=None):
         sides = min([(change, C * distance), (u_norm, C)], key=lambda pair: (pair[1] - pair[0]) / pair[1] if pair[1] else 1)
         return Outcome(margin=float(sides[1] - sides[0]), scale=max(float(sides[1]), 1e-300), magnitude=float(C * (distance + 1)),
                        quantities={"change": float(change), "distance": float(distance), "subgradient_norm": float(u_norm)},
-                       informative=float(distance) > 0, observed=float(sides[0]), bound=float(sides[1]))
+                       informative=resolved(float(distance)), observed=float(sides[0]), bound=float(sides[1]))
 
 
 @claim("loss.subgradient", statement="l(z', y) >= l(z, y) + <u, z' - z> for the returned (sub)gradient u at z",
@@ -70,4 +71,4 @@ def subgradient(instance, impl=None, precision=None):
         size = _scale(value, loss.value(z, y), np.dot(u, z2 - z)) - 1
         return Outcome(margin=float(value - linear), scale=max(size, 1e-300), magnitude=size + 1,
                        quantities={"value": float(value), "linearisation": float(linear)}, observed=float(linear),
-                       bound=float(value), informative=bool(instance["z"] != instance["z2"] and size > 0))
+                       bound=float(value), informative=bool(instance["z"] != instance["z2"] and resolved(size)))

@@ -23,7 +23,7 @@ def closed_form(instance, impl, precision=None):
     shrink = 1 - common.step_sizes(instance, n) * instance["lam"]
     products = np.array([np.prod(shrink[i + 1:]) for i in range(n)])  # P_{i,n}, i = 1..n
     outcome = common.close(record["coefficients"], record["new_coefficients"] * products[:, None])
-    outcome.informative = bool(np.any(np.asarray(record["new_coefficients"][:-1], dtype=float) != 0))
+    outcome.informative = common.resolved(record["new_coefficients"][:-1])
     return outcome
 
 
@@ -51,7 +51,7 @@ def sgd(instance, impl, precision=None):
     X, _ = common.arrays(instance)
     w_onorma = sum(K.features(x).T @ a for x, a in zip(X, record["coefficients"]))  # f_n = A(.) w (spec 3.3)
     outcome = common.close(np.concatenate([record["predictions"].ravel(), w_onorma]), np.concatenate([predictions.ravel(), w]))
-    outcome.informative = bool(np.any(predictions != 0))
+    outcome.informative = common.resolved(predictions)
     return outcome
 
 
@@ -83,7 +83,7 @@ def scalar_norma(instance, impl, precision=None):
         weights = [(1 - eta_t * instance["lam"]) * a for a in weights] + [-eta_t * float(loss.gradient(np.array([f_x]), y)[0])]
         centres.append(x)
     outcome = common.close(record["predictions"][:, 0], predictions)
-    outcome.informative = any(prediction != 0 for prediction in predictions)
+    outcome.informative = common.resolved(predictions)
     return outcome
 
 
@@ -139,7 +139,7 @@ def prop1_i(instance, impl, precision=None):
     n = len(record["predictions"])
     ratios = common.rows_norm(record["new_coefficients"]) / (common.step_sizes(instance, n, precision) * instance["C"])
     return Outcome(margin=float(np.min(1 - ratios)), quantities={"max_ratio": float(np.max(ratios))},
-                   informative=float(np.max(ratios)) > 0, observed=float(np.max(ratios)), bound=1.0)
+                   informative=float(np.max(ratios)) > tolerances.IDENTITY_RTOL, observed=float(np.max(ratios)), bound=1.0)
 
 
 def _norm_bound_outcome(instance, impl, precision, factor) -> Outcome:
@@ -155,7 +155,7 @@ def _norm_bound_outcome(instance, impl, precision, factor) -> Outcome:
     return Outcome(margin=float(bounds[worst] - norms[worst]), scale=float(bounds[worst]), tie=tolerances.PSD_EIGENVALUE,
                    quantities={"round": worst + 1, "norm": float(norms[worst]), "bound": float(bounds[worst]),
                                "factor": float(factor)},
-                   informative=n >= 2 and float(norms[-1]) > 0, observed=float(norms[worst]), bound=float(bounds[worst]))
+                   informative=n >= 2 and common.resolved(float(norms[-1])), observed=float(norms[worst]), bound=float(bounds[worst]))
 
 
 @claim("prop1.ii", statement="||f_t|| <= U (1 - prod_{k<=t}(1 - eta_k lam)) < U = C kappa / lam, also under truncation",
@@ -187,7 +187,7 @@ def prop2_i_without_lam(instance, impl, precision=None):
     bound = common.constant(constants.C_y / constants.kappa, instance)
     norms = np.array([float(trajectory.norm(K, t)) for t in range(1, len(trajectory.X) + 1)])
     return Outcome(margin=float(bound - norms.max()), scale=bound, quantities={"max_norm": float(norms.max()), "C_y/kappa": bound},
-                   informative=float(norms.max()) > 0, observed=float(norms.max()), bound=bound)
+                   informative=common.resolved(norms), observed=float(norms.max()), bound=bound)
 
 
 @claim("prop2.iii", statement="||f_{t-1}(x_t) - y_t|| < 2 C_y and ||alpha_{t,t}|| <= 2 eta_t C_y",
@@ -202,4 +202,4 @@ def prop2_iii(instance, impl, precision=None):
     steps = common.rows_norm(record["new_coefficients"]) / (2 * common.step_sizes(instance, n, precision) * C_y)
     ratio = max(residuals.max(), steps.max())
     return Outcome(margin=float(1 - ratio), quantities={"max_residual/2C_y": float(residuals.max()), "max_step/(2 eta_t C_y)": float(steps.max())},
-                   informative=bool(np.any(np.asarray(record["predictions"], dtype=float) != 0)), observed=float(ratio), bound=1.0)
+                   informative=common.resolved(record["predictions"]), observed=float(ratio), bound=1.0)
