@@ -8,7 +8,8 @@ shrank to, with every parameter needed to replay it: ``CLAIMS[id].check(countere
 
 Informative instances (issue 10, items 1-2): an instance the claim's check marks non-informative (one round,
 all-zero targets, no delta update, ...) is counted among the drawn ones but rejected, so Hypothesis draws
-another; a violation counts whatever the instance. The worst margin is the tightest informative one. A
+another; a violation counts whatever the instance. Hypothesis may decode the same instance from several choice
+sequences: it is checked once; a repeat of a non-informative one is rejected without being counted again. The worst margin is the tightest informative one. A
 verdict ``holds``/``open`` needs ``INFORMATIVE_FLOOR`` of the profile's examples to be informative: below
 that the run fails (``Verdict.meets_floor``). ``hypothesis.target`` steers the search towards small margins.
 
@@ -185,35 +186,44 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
     failing = {}
     start = time.perf_counter()
 
+    checked = {}   # instance (as JSON) -> (violated, informative, record): each distinct instance is checked once
+
     def search(instance):
         key = json.dumps(instance, sort_keys=True, default=repr)
-        if failing and verdict.instances - failing["found_at"] >= SHRINK_BUDGET[profile]:
-            if key not in failing["seen"]:
+        new = key not in checked
+        if new:
+            if failing and verdict.instances - failing["found_at"] >= SHRINK_BUDGET[profile]:
                 return                # budget spent: only the counterexamples already seen still fail
-            violated, record = True, failing["seen"][key]
-        else:
-            verdict.instances += 1
-            violated, outcome, rechecked = evaluate(claim, instance, impl)
-            verdict.rechecked += rechecked
-            margin = outcome.relative_margin
-            if outcome.informative:
-                verdict.informative += 1
-            if (outcome.informative or violated) and (margin < verdict.worst_margin or math.isnan(margin)):
-                verdict.worst_margin, verdict.worst_quantities = margin, outcome.quantities
-                verdict.worst_observed, verdict.worst_bound = outcome.observed, outcome.bound
-            if progress is not None:
-                progress(verdict)
-            record = {"quantities": outcome.quantities, "margin": margin}
-            if violated:
-                failing.setdefault("found_at", verdict.instances)
-                failing.setdefault("seen", {})[key] = record
-            elif math.isfinite(margin):
-                target(-margin, label="violation")   # steer the search towards the bound
+            checked[key] = check(instance)
+        violated, informative, record = checked[key]
+        if not new and informative and not violated:
+            count(informative)    # another informative draw of the same instance counts as Hypothesis counts it
         if violated:  # one raise statement: Hypothesis tells failures apart by where they are raised
             failing.update(instance=instance, **record)
             raise _Violation(f"margin {record['margin']!r}")
-        if not outcome.informative:
-            reject()   # drawn and counted; Hypothesis draws another in its place
+        if not informative:
+            reject()   # counted once: Hypothesis draws another in its place
+        if math.isfinite(record["margin"]):
+            target(-record["margin"], label="violation")   # steer the search towards the bound
+
+    def count(informative):
+        verdict.instances += 1
+        verdict.informative += bool(informative)
+        if progress is not None:
+            progress(verdict)
+
+    def check(instance):
+        """Check one new instance: count it, keep the worst informative margin."""
+        violated, outcome, rechecked = evaluate(claim, instance, impl)
+        count(outcome.informative)
+        verdict.rechecked += rechecked
+        margin = outcome.relative_margin
+        if (outcome.informative or violated) and (margin < verdict.worst_margin or math.isnan(margin)):
+            verdict.worst_margin, verdict.worst_quantities = margin, outcome.quantities
+            verdict.worst_observed, verdict.worst_bound = outcome.observed, outcome.bound
+        if violated:
+            failing.setdefault("found_at", verdict.instances)
+        return violated, outcome.informative, {"quantities": outcome.quantities, "margin": margin}
 
     test = _settings(profile, shrink)(given(claim.instances)(search))
     if seed is not None or profiles.PROFILES[profile].get("derandomize"):
