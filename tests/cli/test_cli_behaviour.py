@@ -37,7 +37,7 @@ def test_verify_json_dash_writes_the_json_alone_to_stdout(capsys, tmp_path, monk
 
 def test_conform_json_dash_writes_the_json_alone_to_stdout(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert cli.main(["conform", "ovk_fast", "--json", "-"]) == 0
+    assert cli.main(["conform", "ovk_fast", "--level", "quick", "--json", "-"]) == 0
     captured = capsys.readouterr()
     assert json.loads(captured.out)["passed"] is True
     assert "report written to standard output" in captured.err
