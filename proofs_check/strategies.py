@@ -305,11 +305,17 @@ def lockout_instances(draw, *, horizons=(96, 128, 192), rs=(0.5, 1.0, 2.0), loss
     lam = draw(st.sampled_from([1.0, 0.5, 2.0]))
     eta = draw(st.sampled_from([0.7, 0.5, 0.9])) / lam
     loss = draw(st.sampled_from(losses))
+    kernels = [CONSTANT_KERNEL, FITTING_KERNEL] if draw(st.booleans()) else [FITTING_KERNEL, CONSTANT_KERNEL]
+    return lockout_instance(n, y=y, first=first, lam=lam, eta=eta, r=draw(st.sampled_from(rs)), loss=loss, kernels=kernels)
+
+
+def lockout_instance(n: int, *, y=1.0, first=1.0, lam=1.0, eta=0.7, r=1.0, loss="norm",
+                     kernels=(FITTING_KERNEL, CONSTANT_KERNEL)) -> dict:
+    """The lockout stream of ``lockout_instances`` with horizon ``n`` (first target ``first * y``)."""
     X = [[0.5]] + [[1.0] if t % 2 else [0.0] for t in range(1, n)]
     Y = [[first * y]] + [[y] if t % 2 else [-y] for t in range(1, n)]
-    kernels = [CONSTANT_KERNEL, FITTING_KERNEL] if draw(st.booleans()) else [FITTING_KERNEL, CONSTANT_KERNEL]
-    return {"kernels": kernels, "p": 1, "d": 1, "X": X, "Y": Y, "lam": lam, "eta": eta, "r": draw(st.sampled_from(rs)),
-            "loss": loss, "kappa2": [1.0, 1.0], "C": ovk_ref.as_loss(loss).lipschitz}
+    return {"kernels": list(kernels), "p": 1, "d": 1, "X": X, "Y": Y, "lam": lam, "eta": eta, "r": r, "loss": loss,
+            "kappa2": [1.0, 1.0], "C": ovk_ref.as_loss(loss).lipschitz}
 
 
 @st.composite

@@ -86,6 +86,13 @@ def _cumulative_bound(instance, impl, precision, combinations) -> Outcome:
                    observed=float(lhs), bound=float(upper + excess))
 
 
+#: the shrunk counterexamples of the ci search (regression pins; tests/claims/test_monorma_guarantees.py)
+LOCKOUT_128 = strategies.lockout_instance(128, lam=1.0, eta=0.7, r=0.5, loss="norm")
+TWO_COPIES = {"kernels": [{"type": "linear_quadratic", "mu": 0.0, "d": 1}] * 2, "p": 1, "d": 1, "X": [[1.0], [1.0]],
+              "Y": [[1.0], [0.0]], "lam": 1.0, "eta": 0.5, "r": 2.0, "loss": "squared"}
+NORM_COPIES = {"kernels": [{"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}] * 2, "p": 1, "d": 1, "X": [[1.0]],
+               "Y": [[1.0]], "lam": 1.0, "eta": 0.75, "r": 10.0, "loss": "norm", "kappa2": [1.0, 1.0], "C": 1.0}
+
 CUMULATIVE_INFORMATIVE = ("MONORMA's average online loss exceeds min R_reg of the comparator (the excess term is needed); "
                           "margin relative to the excess a/sqrt(n) + b/n")
 
@@ -95,6 +102,7 @@ CUMULATIVE_INFORMATIVE = ("MONORMA's average online loss exceeds min R_reg of th
        reference="issue 11, statement 1; Thm. 1 for MONORMA; paper, conclusion (future work)",
        hypotheses="Hyp. 1-2 (Lipschitz loss), feature kernels (certified comparator), any r", expected="false",
        instances=strategies.lockout_instances(), uses=("monorma",), informative=CUMULATIVE_INFORMATIVE,
+       known_counterexamples=[LOCKOUT_128],
        notes="a first round at a point where the fitting kernel is 0 gives it gamma_1 = 0 and weight 0 for ever (spec 6.3); "
              "MONORMA then runs ONORMA with the constant kernel, whose average loss stays ~y while the fitting kernel's "
              "min R_reg is ~y - 1/(2 lam): a gap that does not vanish, so the o(1) form fails too (notebook 06)")
@@ -107,6 +115,7 @@ def best_kernel(instance, impl, precision=None):
        reference="issue 11, statement 2; Thm. 1 for ONORMA with K_delta (spec 6.4)",
        hypotheses="Hyp. 1-2 (Lipschitz loss), feature kernels, any r", expected="false",
        instances=strategies.lockout_instances(), uses=("monorma",), informative=CUMULATIVE_INFORMATIVE,
+       known_counterexamples=[LOCKOUT_128],
        notes="delta over the vertices e_j and the uniform m^(-1/r): any admissible delta bounds the minimum from above")
 def best_combination(instance, impl, precision=None):
     m, r = len(instance["kernels"]), instance["r"]
@@ -164,7 +173,7 @@ COMPARISON_INFORMATIVE = "two rounds or more and cumulative losses that differ b
 @claim("monorma.beats_best_onorma", statement="sum_t l(f_{t-1}(x_t), y_t) of MONORMA <= that of ONORMA with the best of its kernels",
        reference="issue 11, statement 3; paper, experiments ('MONORMA performs better than ONORMA')",
        hypotheses="any kernels, any loss, r in {1/2, 1, 2}", expected="false", instances=_comparison_instances(),
-       uses=("monorma",), informative=COMPARISON_INFORMATIVE,
+       uses=("monorma",), informative=COMPARISON_INFORMATIVE, known_counterexamples=[TWO_COPIES],
        notes="ONORMA is Algorithm 1 written out in the claim (claims.explicit)")
 def beats_best_onorma(instance, impl, precision=None):
     return _comparison(instance, impl, min)
@@ -173,6 +182,7 @@ def beats_best_onorma(instance, impl, precision=None):
 @claim("monorma.beats_worst_onorma", statement="sum_t l(f_{t-1}(x_t), y_t) of MONORMA <= that of ONORMA with the worst of its kernels",
        reference="issue 11, statement 3 (weak form)", hypotheses="any kernels, any loss, r in {1/2, 1, 2}", expected="false",
        instances=_comparison_instances(), uses=("monorma",), informative=COMPARISON_INFORMATIVE,
+       known_counterexamples=[TWO_COPIES],
        notes="m copies of K with r != 1: MONORMA is ONORMA with m^(1-1/r) K (spec 6.4), a different step size")
 def beats_worst_onorma(instance, impl, precision=None):
     return _comparison(instance, impl, max)
@@ -252,7 +262,7 @@ def _norm_instances():
 
 @claim("monorma.norm_prop1", statement="||f_t||_{H_{delta_t}} <= C kappa_max / lam for every t (Prop. 1(ii) with kappa_max)",
        reference="issue 11, statement 4; Prop. 1(ii) for MONORMA; spec C9, 6.4", hypotheses="Hyp. 1-2, any r > 0",
-       expected="false", instances=_norm_instances(), uses=("monorma",),
+       expected="false", instances=_norm_instances(), uses=("monorma",), known_counterexamples=[NORM_COPIES],
        informative="m >= 2 and f_t != 0; ||f_t||^2_{H_delta} = sum_j delta_j ||g^j_t||^2 from explicit Gram norms",
        notes="m copies with r > 1: f_t = m^(1-1/r) g_t, ||f_t||^2_{H_delta} = m^(1-1/r) ||g_t||^2, and ||g_1|| = eta_1 C kappa "
              "at a point where K(x, x) = kappa^2 I: violated at t = 1 once rho^2 m^(1-1/r) > 1")
