@@ -291,7 +291,7 @@ LOCKOUT_LOSSES = ("norm", {"type": "huber", "delta": 1.0}, {"type": "epsilon_ins
 
 
 @st.composite
-def lockout_instances(draw, *, horizons=(96, 128, 192), rs=(0.5, 1.0, 2.0), losses=LOCKOUT_LOSSES):
+def lockout_instances(draw, *, horizons=(128, 192), rs=(0.5, 1.0, 2.0), losses=LOCKOUT_LOSSES):
     """A stream that locks MONORMA onto the kernel that cannot fit it (issue 11; spec 6.3 "absorbing zero").
 
     Round 1 at ``x = 1/2``, where the fitting kernel is 0: its ``gamma_1 = 0``, so its weight is 0 for ever;

@@ -13,6 +13,8 @@ The natural candidates, in the notation of spec 6 (``g^j_t``, ``f_t = sum_j delt
    with its kernels (false, both);
 4. ``monorma.norm_prop1`` (Prop. 1(ii) with ``kappa_max``; false for ``r > 1``) and ``monorma.norm_prop1_factor``
    (with the factor ``m^((1 - 1/r)_+ / 2)``; holds, proved in docs/monorma-guarantees.md, each step checked);
+   ``monorma.norm_prop2_factor`` (Prop. 2(i) for the squared loss with that factor, under
+   ``lam > 2 m^((1-1/r)_+) kappa_max^2``; holds, proved, each step checked);
 5. ``monorma.zero_weight_absorbing`` (holds); ``sum_j (delta^j_t)^r = 1`` is ``monorma.delta_normalised``;
 6. the cost per round is ``complexity.monorma``.
 
@@ -210,13 +212,17 @@ def _norm_steps(instance, impl, precision=None) -> list:
         delta = np.asarray(record["weights"])[-1]
         coefficients = np.asarray(record["coefficients"], dtype=float)
         norms2 = [explicit.norm2(kernel, X[:t], coefficients) for kernel in kernels]
+        prediction = np.asarray(record["predictions"])[-1]     # at the run's precision: ||u_t|| = C is attained
+        gradient = ovk_ref.as_loss(instance["loss"]).gradient(prediction, arithmetic.lift(Y[t - 1], prediction))
         steps.append({"t": t, "delta": delta, "norms2": norms2, "norm2": float(np.dot(np.asarray(delta, dtype=float), norms2)),
-                      "delta_sum": sum(delta)})
+                      "delta_sum": sum(delta), "gradient_norm": common.rows_norm(np.asarray(gradient)[None, :])[0]})
     return steps
 
 
-def _norm_outcome(instance, impl, precision, factor2, *, steps_checked: bool) -> Outcome:
-    C, lam = instance["C"], instance["lam"]
+def _norm_outcome(instance, impl, precision, factor2, gradient_bound: float, *, steps_checked: bool) -> Outcome:
+    """``||f_t||_{H_delta_t} <= sqrt(factor2) G kappa_max / lam`` with ``G = gradient_bound`` (``C`` under Hyp. 2,
+    ``2 C_y`` under Hyp. 3), and with ``steps_checked`` the proof's steps: ``||u_t|| <= G``, (b), (c)."""
+    C, lam = gradient_bound, instance["lam"]
     kappas = [math.sqrt(k2) for k2 in instance["kappa2"]]
     bound = math.sqrt(float(factor2)) * C * max(kappas) / lam
     worst, resolved = None, []
@@ -224,7 +230,8 @@ def _norm_outcome(instance, impl, precision, factor2, *, steps_checked: bool) ->
         norm = math.sqrt(max(step["norm2"], 0.0))
         resolved.append(norm)
         checks = [("||f_t||_{H_delta_t} <= bound", norm, bound)]
-        if steps_checked:   # the proof's steps (b) and (c), each a checked inequality
+        if steps_checked:   # the proof's steps (u), (b) and (c), each a checked inequality
+            checks.append(("||u_t|| <= G", step["gradient_norm"], C))
             checks += [(f"||g^{j}_t|| <= C kappa_j / lam", math.sqrt(max(g2, 0.0)), C * kappa / lam)
                        for j, (g2, kappa) in enumerate(zip(step["norms2"], kappas))]
             # (c) is an equality for m copies (delta_j = m^(-1/r)): compared at the run's precision
@@ -267,7 +274,7 @@ def _norm_instances():
        notes="m copies with r > 1: f_t = m^(1-1/r) g_t, ||f_t||^2_{H_delta} = m^(1-1/r) ||g_t||^2, and ||g_1|| = eta_1 C kappa "
              "at a point where K(x, x) = kappa^2 I: violated at t = 1 once rho^2 m^(1-1/r) > 1")
 def norm_prop1(instance, impl, precision=None):
-    return _norm_outcome(instance, impl, precision, 1.0, steps_checked=False)
+    return _norm_outcome(instance, impl, precision, 1.0, instance["C"], steps_checked=False)
 
 
 @claim("monorma.norm_prop1_factor",
@@ -276,7 +283,37 @@ def norm_prop1(instance, impl, precision=None):
        expected="holds", instances=_norm_instances(), uses=("monorma",),
        informative="m >= 2 and f_t != 0; margin relative to each step's bound (docs/monorma-guarantees.md (a)-(c))")
 def norm_prop1_factor(instance, impl, precision=None):
-    return _norm_outcome(instance, impl, precision, norm_factor2(len(instance["kernels"]), instance["r"], precision), steps_checked=True)
+    return _norm_outcome(instance, impl, precision, norm_factor2(len(instance["kernels"]), instance["r"], precision), instance["C"],
+                         steps_checked=True)
+
+
+@st.composite
+def _squared_loss_instances(draw):
+    """Hyp. 1, 3 for MONORMA with the proof's condition: squared loss, ``||y_t|| <= C_y``,
+    ``lam = c 2 m^((1-1/r)_+) kappa_max^2`` with ``c > 1`` (``c`` near 1 included), m >= 2 kernels or copies."""
+    d, p, m = draw(strategies.dimensions), draw(strategies.dimensions), draw(st.integers(2, 3))
+    if draw(st.booleans()):
+        pairs = [draw(strategies.kernels_with_kappa2(d, p))] * m
+    else:
+        pairs = draw(st.lists(strategies.kernels_with_kappa2(d, p), min_size=m, max_size=m))
+    C_y = draw(strategies.log_uniform(1e-2, 1e2))
+    X, Y = draw(strategies.streams(p, d, max_n=6, y_bound=C_y, nonzero=True, extreme=draw(st.booleans())))
+    r = draw(st.one_of(st.just(1.0), strategies.log_uniform(0.1, 10.0)))
+    kappa2 = [pair[1] for pair in pairs]
+    lam = draw(st.one_of(st.just(1.0 + 1e-9), strategies.log_uniform(1.0, 1e2))) * 2 * float(norm_factor2(m, r)) * max(kappa2)
+    return {"kernels": [pair[0].to_dict() for pair in pairs], "p": p, "d": d, "X": X.tolist(), "Y": Y.tolist(), "lam": lam,
+            "eta": draw(strategies.rhos()) / lam, "r": r, "loss": "squared", "kappa2": kappa2, "C_y": C_y}
+
+
+@claim("monorma.norm_prop2_factor",
+       statement="squared loss, lam > 2 m^((1-1/r)_+) kappa_max^2: ||f_t||_{H_{delta_t}} <= m^((1-1/r)_+/2) 2 kappa_max C_y / lam for every t",
+       reference="issue 11, statement 4 (Prop. 2(i) analogue, with the condition on lam that makes it hold); docs/monorma-guarantees.md",
+       hypotheses="Hyp. 1, 3 with lam > 2 m^((1-1/r)_+) kappa_max^2, any r > 0", expected="holds",
+       instances=_squared_loss_instances(), uses=("monorma",),
+       informative="m >= 2 and f_t != 0; margin relative to each step's bound (||u_t|| = ||p_t - y_t|| <= 2 C_y, (b), (c))")
+def norm_prop2_factor(instance, impl, precision=None):
+    return _norm_outcome(instance, impl, precision, norm_factor2(len(instance["kernels"]), instance["r"], precision),
+                         2 * instance["C_y"], steps_checked=True)
 
 
 @claim("monorma.zero_weight_absorbing",
