@@ -24,6 +24,8 @@
 # all-zero cases, and looks at the kernel combination learnt on the synthetic data.
 
 # %%
+import warnings
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -118,7 +120,10 @@ assert np.all(absorbing.weights[:, 1] == 1)
 Y_zero = Y.copy()
 Y_zero[0] = 0.0                                                    # alpha_{1,1} = 0: every gamma_1 = 0
 kept = ovk_ref.monorma(X, Y_zero, pair, lam=0.1, eta=0.5, r=1.0)
-literal = ovk_ref.monorma(X, Y_zero, pair, lam=0.1, eta=0.5, r=1.0, all_zero="literal")
+with warnings.catch_warnings(record=True) as caught:                # the literal 0/0 is reported as a divergence
+    warnings.simplefilter("always")
+    literal = ovk_ref.monorma(X, Y_zero, pair, lam=0.1, eta=0.5, r=1.0, all_zero="literal")
+assert literal.diverged_at == 2 and any(issubclass(w.category, ovk_ref.divergence.DivergenceWarning) for w in caught)
 np.testing.assert_array_equal(kept.weights[0], [0.5, 0.5])                    # delta_0 kept
 assert np.all(np.isfinite(kept.weights)) and np.all(np.isnan(literal.weights))  # literal: NaN for ever after
 show_table(["case", "delta_1", "delta_n"],
