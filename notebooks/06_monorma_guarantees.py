@@ -161,8 +161,39 @@ np.testing.assert_allclose([outcome.quantities["monorma"], outcome.quantities["o
 show(f"MONORMA {outcome.quantities['monorma']:.4f} > ONORMA {outcome.quantities['onorma']:.4f}")
 
 # %% [markdown]
+# ## How long a lockout lasts when no $\gamma$ is exactly 0
+#
+# The lockout stream with round 1 at $x_1 = 1/2 + \varepsilon/2$: the fitting kernel starts with
+# $\gamma^{\mathrm{fit}}_1 = \varepsilon^2\gamma^{\mathrm{const}}_1$ instead of 0. By the log-linear form (spec 6.3),
+# $\log\delta^j_t = q\log\delta^j_{t-1} + \log(\gamma^j_t)/(r+1) - \mathrm{const}_t$ with $q = 2/(r+1)$: for $r < 1$
+# ($q > 1$) the initial deficit is amplified geometrically, for $r = 1$ it is kept, for $r > 1$ it fades. The table
+# gives the first round at which the fitting kernel's weight overtakes the constant one's (n = 500).
+
+# %%
+horizon, epsilons, lock_rs = 500, [1e-1, 1e-2, 1e-4, 1e-8], [0.5, 1.0, 2.0, 5.0]
+takeover, underflow = {}, {}
+for r in lock_rs:
+    for epsilon in epsilons:
+        instance = strategies.lockout_instance(horizon, r=r, loss="norm")
+        X = np.array(instance["X"])
+        X[0, 0] = 0.5 + epsilon / 2                                   # A_fit(x_1) = epsilon
+        weights = np.asarray(ovk_fast.monorma(X, np.array(instance["Y"]), instance["kernels"], lam=1.0, eta=0.7, r=r,
+                                              loss="norm")["weights"], dtype=float)
+        ahead, zero = np.flatnonzero(weights[:, 0] > weights[:, 1]), np.flatnonzero(weights[:, 0] == 0)
+        takeover[r, epsilon] = int(ahead[0]) + 1 if ahead.size else None
+        underflow[r, epsilon] = int(zero[0]) + 1 if zero.size else None
+show_table(["r"] + [f"eps = {epsilon:g}" for epsilon in epsilons],
+           [[r] + [takeover[r, epsilon] or f"never (0 in float64 from t = {underflow[r, epsilon]})" for epsilon in epsilons]
+            for r in lock_rs])
+assert all(takeover[0.5, epsilon] is None and underflow[0.5, epsilon] is not None for epsilon in epsilons[1:])   # r < 1: locked out
+assert [takeover[1.0, epsilon] for epsilon in epsilons] == sorted(takeover[1.0, epsilon] for epsilon in epsilons)  # r = 1: grows with log(1/eps)
+assert takeover[1.0, 1e-8] > takeover[1.0, 1e-1]
+assert all(takeover[r, epsilon] <= 5 for r in (2.0, 5.0) for epsilon in epsilons)                               # r > 1: a few rounds
+
+# %% [markdown]
 # **What MONORMA can promise.** Its weights stay on $\sum_j\delta_j^r = 1$ (`monorma.delta_normalised`), a zero
-# weight stays zero (`monorma.zero_weight_absorbing`), each round costs $m t$ kernel evaluations
+# weight stays zero (`monorma.zero_weight_absorbing`; for $r < 1$ a merely small weight is driven to an exact 0 in
+# float64 within rounds, for $r > 1$ it recovers within a few), each round costs $m t$ kernel evaluations
 # (`complexity.monorma`), and its iterates are bounded, by Proposition 1(ii)'s bound times $m^{(1-1/r)_+/2}$ (and not
 # without that factor when $r > 1$). **What it cannot.** No cumulative bound against the best kernel or the best
 # fixed combination holds, with Theorem 1's constants or with any $o(1)$ term: one round at a point where the right
