@@ -108,4 +108,9 @@ def test_the_factor_is_reached_by_copies():
     assert math.isclose(float(norm_factor2(2, 10.0)), 2**0.9) and float(norm_factor2(3, 0.5)) == 1.0
     with mpmath.workdps(REPLAY_DIGITS):
         exact = CLAIMS["monorma.norm_prop1_factor"].check(NORM_COPIES, ovk_ref, precision=REPLAY_DIGITS)
-    assert abs(exact.margin) < 1e-40 * exact.scale and exact.quantities["inequality"].startswith("sum_j delta")
+    # two steps are attained: ||u_1|| = C (norm loss) and (c), sum_j delta_j = 2 * 2^(-1/10) = 2^(9/10) (by hand)
+    assert abs(exact.margin) < 1e-40 * exact.scale and exact.quantities["inequality"] in ("||u_t|| <= G", "sum_j delta^j_t <= m^((1-1/r)_+)")
+    with mpmath.workdps(REPLAY_DIGITS):
+        run = ovk_ref.monorma(NORM_COPIES["X"], NORM_COPIES["Y"], NORM_COPIES["kernels"], lam=1.0, eta=0.75, r=10.0, loss="norm",
+                              precision=REPLAY_DIGITS)
+        assert abs(sum(run["weights"][-1]) - mpmath.mpf(2) ** mpmath.mpf("0.9")) < mpmath.mpf(10) ** -45
