@@ -127,6 +127,7 @@ with warnings.catch_warnings(record=True) as caught:               # ovk_ref rep
     warnings.simplefilter("always")
     literal = ovk_ref.monorma(X, Y_zero, pair, lam=0.1, eta=0.5, r=1.0, all_zero="literal")
 assert [warning.category.__name__ for warning in caught] == ["DivergenceWarning"]
+assert literal.diverged_at == 2
 np.testing.assert_array_equal(kept.weights[0], [0.5, 0.5])                    # delta_0 kept
 assert np.all(np.isfinite(kept.weights)) and np.all(np.isnan(literal.weights))  # literal: NaN for ever after
 show_table(["case", "delta_1", "delta_n"],

@@ -97,6 +97,21 @@ class _WeightsWithoutSquare(ovk_ref.MONORMA):
         return super().weight_update(np.array(once, dtype=w.dtype))
 
 
+class _ShrinkSkippedMonorma(ovk_ref.MONORMA):
+    """``c_t = 1`` in MONORMA (issue 11): no regularisation, the norms grow like ``sum_t eta_t``."""
+
+    def shrink_factor(self, eta_t):
+        return 1 + 0 * eta_t
+
+
+class _ZeroWeightRevived(ovk_ref.MONORMA):
+    """``w_j + 1e-12 sum_k w_k`` in place of ``w_j`` (issue 11): an epsilon that keeps every power finite, and
+    gives a kernel whose weight was 0 its weight back (spec 6.3, "absorbing zero")."""
+
+    def weight_update(self, w):
+        return super().weight_update(w + 1e-12 * np.sum(w))
+
+
 class _Transposed(OperatorKernel):
     """``K(z, x)`` in place of ``K(x, z)``: the ``K(x_i, .)`` reading of E3."""
 
@@ -149,6 +164,8 @@ MUTANTS = {
     "shrink_halved": SimpleNamespace(onorma=_onorma_with(_ShrinkHalvedOnorma), monorma=_monorma_with(_ShrinkHalvedMonorma)),
     "monorma_prediction_without_weights": SimpleNamespace(monorma=_monorma_with(_PredictionWithoutWeights)),
     "monorma_weights_without_square": SimpleNamespace(monorma=_monorma_with(_WeightsWithoutSquare)),
+    "monorma_shrink_skipped": SimpleNamespace(monorma=_monorma_with(_ShrinkSkippedMonorma)),
+    "monorma_zero_weight_revived": SimpleNamespace(monorma=_monorma_with(_ZeroWeightRevived)),
 }
 
 

@@ -257,24 +257,65 @@ def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, t
 
 
 @st.composite
-def monorma_instances(draw, *, max_n: int = 8, min_n: int = 1, max_m: int = 3, min_m: int = 1, copies: bool = False):
+def monorma_instances(draw, *, max_n: int = 8, min_n: int = 1, max_m: int = 3, min_m: int = 1, copies: bool = False,
+                      hyp2: bool = False, extreme: bool = False):
     """A MONORMA instance: ``m`` kernels with one ``d`` and ``p`` (or ``m`` copies of one kernel), ``r`` log-uniform
-    in [0.1, 10] (``r = 1`` included), any loss, any ``lam``, ``rho`` in (0, 1)."""
+    in [0.1, 10] (``r = 1`` included), any loss, any ``lam``, ``rho`` in (0, 1). With ``hyp2``: a Lipschitz loss
+    (Hyp. 2; ``C`` its constant) and every kernel's ``kappa^2`` on the box (``kappa2``, a list); ``extreme`` as
+    for ``streams`` (vertices of the box, where norm bounds are tight)."""
     d, p = draw(dimensions), draw(dimensions)
     m = draw(st.integers(min_m, max_m))
     # kernels_with_kappa2: scaled, and never 0 on the whole box (a zero kernel has gamma = 0 for ever)
     if copies:
-        kernel_list = [draw(kernels_with_kappa2(d, p))[0]] * m
+        pairs = [draw(kernels_with_kappa2(d, p))] * m
     else:
-        kernel_list = [pair[0] for pair in draw(st.lists(kernels_with_kappa2(d, p), min_size=m, max_size=m))]
-    loss = draw(losses(d))
-    X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, nonzero=True))
+        pairs = draw(st.lists(kernels_with_kappa2(d, p), min_size=m, max_size=m))
+    kernel_list = [pair[0] for pair in pairs]
+    loss = draw(losses(d).filter(lambda loss: ovk_ref.as_loss(loss).lipschitz is not None) if hyp2 else losses(d))
+    X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, nonzero=True, extreme=extreme))
     lam = draw(log_uniform(1e-3, 1e2))
     eta = draw(rhos()) / lam
     assume(0 < eta * lam < 1)
     r = draw(st.one_of(st.just(1.0), log_uniform(0.1, 10.0)))
+    hypothesis_fields = {"kappa2": [pair[1] for pair in pairs], "C": ovk_ref.as_loss(loss).lipschitz} if hyp2 else {}
     return {"kernels": [kernel.to_dict() for kernel in kernel_list], "p": p, "d": d, "X": X.tolist(), "Y": Y.tolist(),
-            "lam": lam, "eta": eta, "r": r, "loss": loss}
+            "lam": lam, "eta": eta, "r": r, "loss": loss, **hypothesis_fields}
+
+
+#: the kernel that can fit a lockout stream, ``A(x) = 2 x - 1`` (0 at x = 1/2, +-1 at the ends: kappa^2 = 1), and
+#: the one that cannot, the constant ``A(x) = 1`` (spec 3.3 feature kernels, p = d = q = 1)
+FITTING_KERNEL = {"type": "feature", "M": [[[-1.0]], [[2.0]]]}
+CONSTANT_KERNEL = {"type": "feature", "M": [[[1.0]], [[0.0]]]}
+#: the Lipschitz losses (Hyp. 2) a lockout stream is drawn with
+LOCKOUT_LOSSES = ("norm", {"type": "huber", "delta": 1.0}, {"type": "epsilon_insensitive", "epsilon": 0.0})
+
+
+@st.composite
+def lockout_instances(draw, *, horizons=(128, 192), rs=(0.5, 1.0, 2.0), losses=LOCKOUT_LOSSES):
+    """A stream that locks MONORMA onto the kernel that cannot fit it (issue 11; spec 6.3 "absorbing zero").
+
+    Round 1 at ``x = 1/2``, where the fitting kernel is 0: its ``gamma_1 = 0``, so its weight is 0 for ever;
+    then ``x`` alternates between 1 (target ``+y``) and 0 (target ``-y``): the fitting kernel fits it, the constant
+    one cannot. Coarse discrete parameters (``n`` among ``horizons``, ``r`` among ``rs``, the loss among ``losses``), so that a search over
+    long horizons shrinks in a few steps. Fields as ``monorma_instances(hyp2=True)``.
+    """
+    n = draw(st.sampled_from(horizons))
+    y = draw(st.sampled_from([1.0, 0.5, 2.0]))
+    first = draw(st.sampled_from([1.0, -1.0]))
+    lam = draw(st.sampled_from([1.0, 0.5, 2.0]))
+    eta = draw(st.sampled_from([0.7, 0.5, 0.9])) / lam
+    loss = draw(st.sampled_from(losses))
+    kernels = [CONSTANT_KERNEL, FITTING_KERNEL] if draw(st.booleans()) else [FITTING_KERNEL, CONSTANT_KERNEL]
+    return lockout_instance(n, y=y, first=first, lam=lam, eta=eta, r=draw(st.sampled_from(rs)), loss=loss, kernels=kernels)
+
+
+def lockout_instance(n: int, *, y=1.0, first=1.0, lam=1.0, eta=0.7, r=1.0, loss="norm",
+                     kernels=(FITTING_KERNEL, CONSTANT_KERNEL)) -> dict:
+    """The lockout stream of ``lockout_instances`` with horizon ``n`` (first target ``first * y``)."""
+    X = [[0.5]] + [[1.0] if t % 2 else [0.0] for t in range(1, n)]
+    Y = [[first * y]] + [[y] if t % 2 else [-y] for t in range(1, n)]
+    return {"kernels": list(kernels), "p": 1, "d": 1, "X": X, "Y": Y, "lam": lam, "eta": eta, "r": r, "loss": loss,
+            "kappa2": [1.0, 1.0], "C": ovk_ref.as_loss(loss).lipschitz}
 
 
 @st.composite

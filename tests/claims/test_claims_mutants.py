@@ -20,6 +20,9 @@ CATCHERS = {
     "monorma_prediction_without_weights": ["monorma.copies"],
     # the update still normalises (delta_normalised holds): the log-linear form over time sees it
     "monorma_weights_without_square": ["monorma.delta_log_linear"],
+    # issue 11: the guarantees that hold see a MONORMA without shrink (norm bound) and a revived zero weight
+    "monorma_shrink_skipped": ["monorma.norm_prop1_factor", "monorma.norm_prop2_factor"],
+    "monorma_zero_weight_revived": ["monorma.zero_weight_absorbing"],
 }
 
 
@@ -36,7 +39,8 @@ def test_claim_catches_mutant(mutant, claim_id):
 
 
 @pytest.mark.parametrize("claim_id", ["onorma.closed_form", "onorma.sgd", "onorma.truncation_support", "monorma.delta_normalised",
-                                      "monorma.gamma", "monorma.delta_log_linear", "monorma.one_kernel", "monorma.copies"])
+                                      "monorma.gamma", "monorma.delta_log_linear", "monorma.one_kernel", "monorma.copies",
+                                      "monorma.norm_prop1_factor", "monorma.norm_prop2_factor", "monorma.zero_weight_absorbing"])
 def test_catchers_accept_the_reference(claim_id):
     assert run_claim(claim_id, "ci").verdict == "holds"
 

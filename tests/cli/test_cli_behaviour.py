@@ -108,7 +108,7 @@ def test_the_notebooks_ship_with_the_package():
     """proofs_check/walkthroughs (package data) holds the checkout's notebooks; it is the default source."""
     packaged = sorted(path.name for path in notebooks.notebook_paths(notebooks.PACKAGED_SOURCE))
     checkout = sorted(path.name for path in (ROOT / "notebooks").glob(notebooks.PATTERN))
-    assert packaged == checkout and len(packaged) == 5
+    assert packaged == checkout and len(packaged) == 6
     assert notebooks.DEFAULT_SOURCE == notebooks.PACKAGED_SOURCE
     assert (ROOT / "notebooks" / "walkthrough_display.py").exists()
 
