@@ -320,10 +320,10 @@ LOSS_GRADIENTS = {"norm": norm_gradient, "huber": huber_gradient(HALF),
 
 # (loss, z, y): residuals on both sides of the kink delta = epsilon = 1/2, and a softmax with a large logit
 LOSS_VALUE_CASES = [
-    ("norm", [HALF, -1, 2], [0, 0, 1]),
-    ("huber", [HALF, -1, 2], [0, 0, 1]),
+    ("norm", [HALF, -1, 2], [0, 0, 0]),
+    ("huber", [HALF, -1, 2], [0, 0, 0]),
     ("huber", [sp.Rational(1, 4), 0, 0], [0, sp.Rational(1, 8), 0]),
-    ("epsilon_insensitive", [HALF, -1, 2], [0, 0, 1]),
+    ("epsilon_insensitive", [HALF, -1, 2], [0, 0, 0]),
     ("epsilon_insensitive", [sp.Rational(1, 4), 0, 0], [0, sp.Rational(1, 8), 0]),
     ("softmax", [HALF, -1, 2], [0, 1, 0]),
     ("softmax", [40, 0, -3], [0, 0, 1]),
