@@ -382,3 +382,29 @@ def test_monorma_with_a_fractional_r_matches_the_exact_rounds(r, precision, rtol
     assert len({float(delta) for delta in expected["weights"][-1]}) == 2  # the kernels' weights differ
     for field, exact in expected.items():
         assert_matches_exact(record[field], exact, rtol)
+
+
+def coordinates(x):
+    """A sympy input (a scalar when p = 1, else a column) as a list of floats."""
+    return [float(v) for v in (x if isinstance(x, sp.MatrixBase) else [x])]
+
+
+@pytest.mark.parametrize("kernel, sympy_kernel, xs, new_points", [
+    pytest.param(GAUSSIAN, K_gauss, XS_2D, [sp.Matrix([0, 0]), sp.Matrix([sp.Rational(3, 2), -1])], id="gaussian"),
+    # sp.Rational(0.1) is the binary fraction float64 stores for 0.1: 1 + 2 x is exact at 50 digits, not in float64
+    pytest.param(FEATURE, K, XS, [sp.Rational(0.1), sp.Rational(1.0 / 3)], id="feature"),
+])
+def test_evaluate_and_rkhs_norm2_with_50_digit_coefficients_match_the_kernel_at_50_digits(
+        kernel, sympy_kernel, xs, new_points):
+    """mpf coefficients make ``evaluate`` and ``rkhs_norm2`` compute the kernel at 50 digits too, at the centres
+    and at the new points (spec 2.3)."""
+    alphas = [sp.Matrix([1, -1]), sp.Matrix([2, HALF]), sp.Matrix([0, 3])]
+    num = ovk_ref.arithmetic.Arithmetic(50)
+    with num.context():
+        coefficients = num.array(np.array(rows(alphas), dtype=float))
+        centres = [coordinates(x) for x in xs]
+        values = ovk_ref.evaluate(kernel, centres, coefficients, [coordinates(x) for x in new_points])
+        norm2 = ovk_ref.rkhs_norm2(kernel, centres, coefficients)
+    expected = [list(sum((sympy_kernel(x, xi) * a for xi, a in zip(xs, alphas)), sp.zeros(2, 1))) for x in new_points]
+    assert_matches_exact(values, expected, tolerances.MPMATH_VS_EXACT_RTOL)
+    assert_matches_exact(np.array([norm2]), [gram_norm2(sympy_kernel, xs, alphas)], tolerances.MPMATH_VS_EXACT_RTOL)
