@@ -3,7 +3,11 @@
 The expected values are the steps of the spec written out round by round (spec 5.1, 6.1, 7.1,
 2.3) with sympy numbers: rationals for the data and ``eta / sqrt(t)`` kept as an exact radical.
 ovk_ref is run in float64 (compared with ``IDENTITY_RTOL``) and with ``precision=50``
-(compared with ``MPMATH_VS_EXACT_RTOL``).
+(compared with ``MPMATH_VS_EXACT_RTOL`` = 1e-40). The kernels, losses and updates are written again
+here from the spec (3.1, 3.3, 4, 5.1, 6.1, 6.3), never by calling ovk_ref: the feature, linear and
+Gaussian kernels; the squared, norm, Huber, epsilon-insensitive and softmax losses (sqrt, exp and log);
+MONORMA with r = 2, 3/2 and 1/2 (fractional powers). Where exp, sqrt or log enter, each round is
+evaluated to 80 digits.
 """
 import mpmath
 import numpy as np
