@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/bench_ovk.py            # about 2-3 minutes; ovk_ref at t = 2000 is ~1 minute
     .venv/bin/python benchmarks/bench_ovk.py --quick    # ovk_ref at t = 500, extrapolated to 2000 by t^2
 
-Data: ``ovk_ref.synthetic`` (the paper's synthetic set, p = 20, d = 10, seed 0); the paper's Gaussian
+Data: ``ovk_ref.synthetic``, the paper's synthetic set (spec 3.4: x uniform on [0,1]^20, y^i = <w^i, phi(x)>;
+d = 10, seed 0, the Table 3 set at t = 5000); the paper's Gaussian
 separable kernel ``exp(-||x - z||^2 / mu) J`` with mu = 1, lam = 0.01, eta = 1, squared loss. Times are the
 best of ``--repeat`` runs (wall clock, and the CPU time of that run: the machine is shared, and the
 load average printed first says how much); peak memory is measured in a separate run with tracemalloc.

@@ -1,4 +1,5 @@
-"""Run every experiment and write ``report.md``, ``results.csv``, ``figure1.png`` and ``figure2.png`` to a folder."""
+"""Run every experiment and write ``report.md``, ``results.csv``, ``figure1.png``, ``figure2.png`` and
+``manifest.json`` to a folder, atomically (``output.atomic``)."""
 from __future__ import annotations
 
 import sys
@@ -8,27 +9,44 @@ from pathlib import Path
 from tqdm import tqdm
 
 from ovk_experiments import data, engines
-from ovk_experiments.experiments import figure1, figure2
-from ovk_experiments.output import figures, report, rows
+from ovk_experiments.experiments import figure1, figure2, table3
+from ovk_experiments.output import atomic, figures, report, rows
 
 OUTPUTS = ("report.md", "results.csv", "figure1.png", "figure2.png")
 
 
-def reproduce(settings, out_dir, *, command: str = "ovk-check reproduce", progress: bool = True) -> dict:
+def _table3_times(engine_name, first, settings, step) -> dict:
+    """Data set name -> [the run engine's times, the other engine's times (when it imports)] for Table 3's
+    columns (the paper-setting variant of each)."""
+    times = {}
+    other = table3.other_engine(engine_name) if settings.table3_both_engines else None
+    for result in first:
+        if result.dataset.name not in table3.COLUMNS or result.dataset.name in times:
+            continue
+        times[result.dataset.name] = [table3.from_result(engine_name, result)]
+        if other:
+            step(f"{result.dataset.name}: Table 3 with {other}")
+            times[result.dataset.name].append(table3.time_engine(other, result, settings))
+    return times
+
+
+def reproduce(settings, out_dir, *, command: str = "ovk-check reproduce", progress: bool = True,
+              skipped: tuple = ()) -> dict:
     """All of Figure 1, Figure 2 and Table 3 for ``settings.datasets``; returns ``{output name: path}``.
 
-    Checks that every data set and the engine are available before any work (a missing optional extra
-    raises ``MissingExtraError`` naming it). Progress goes to stderr.
+    Checks that every data set and the engine are available and that ``out_dir`` may be replaced before any
+    work (a missing optional extra raises ``MissingExtraError`` naming it). ``skipped`` names the data sets
+    left out because an extra is missing; the report says so. Progress goes to stderr.
     """
     data.check_available(settings.datasets)
     engine = engines.resolve(settings.engine)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    atomic.check_replaceable(out_dir, OUTPUTS)
     start = time.perf_counter()
     steps_per_variant = 3 + settings.sweep_points + 1
+    table3_steps = sum(name in table3.COLUMNS for name in settings.datasets) * settings.table3_both_engines
     first, second = [], []
-    with tqdm(total=len(settings.datasets) * steps_per_variant, file=sys.stderr, disable=not progress,
-              unit="step") as bar:
+    with tqdm(total=len(settings.datasets) * steps_per_variant + table3_steps, file=sys.stderr,
+              disable=not progress, unit="step") as bar:
         def step(message):
             bar.set_description(message)
             bar.update(1)
@@ -40,11 +58,14 @@ def reproduce(settings, out_dir, *, command: str = "ovk-check reproduce", progre
             bar.refresh()
             first += results
             second += [figure2.run(engine, dataset, settings, result.input_scaling, step) for result in results]
+        times = _table3_times(engine.__name__, first, settings, step)
     seconds = time.perf_counter() - start
-    paths = {name: out_dir / name for name in OUTPUTS}
-    rows.write_csv(paths["results.csv"], [row for result in first for row in rows.figure1_rows(result)]
-                   + [row for result in second for row in rows.figure2_rows(result)])
-    figures.figure1(first, paths["figure1.png"])
-    figures.figure2(second, paths["figure2.png"])
-    paths["report.md"].write_text(report.markdown(settings, engine.__name__, command, seconds, first, second))
-    return paths
+    with atomic.staged_folder(out_dir, OUTPUTS) as staging:
+        rows.write_csv(staging / "results.csv", [row for result in first for row in rows.figure1_rows(result)]
+                       + [row for result in second for row in rows.figure2_rows(result)]
+                       + rows.table3_rows(first, times))
+        figures.figure1(first, staging / "figure1.png", quick=settings.quick)
+        figures.figure2(second, staging / "figure2.png", quick=settings.quick)
+        (staging / "report.md").write_text(report.markdown(settings, engine.__name__, command, seconds, first, second,
+                                                           times, skipped))
+    return {name: Path(out_dir) / name for name in (*OUTPUTS, atomic.MANIFEST)}

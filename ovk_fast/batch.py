@@ -10,10 +10,13 @@
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import linalg
 
 from ovk_ref import tolerances, validation
+from ovk_ref.batch import check_finite_gram, singular_system
 from ovk_ref.kernels import LinearQuadratic, Separable, as_kernel
 from ovk_fast.kernel_rows import KNOWN_SCALARS, KernelRows, scalar_matrix
 from ovk_fast.precision import float64_only
@@ -30,17 +33,25 @@ def batch_ridge(X, Y, kernel, *, lam, precision=None) -> np.ndarray:
     kernel = as_kernel(kernel)
     X, Y = validation.stream(X, Y, kernel)
     lam = validation.positive("lam", lam)
-    with single_blas_thread():
-        return _solve(X, Y, kernel, Y.shape[0] * lam)
+    with single_blas_thread(), np.errstate(over="ignore", invalid="ignore"):
+        try:
+            return _solve(X, Y, kernel, Y.shape[0] * lam)
+        except np.linalg.LinAlgError:
+            raise singular_system(Y.shape[0] * lam) from None
 
 
 def _solve(X, Y, kernel, shift):
-    """``(G + shift I)^{-1} vec(Y)`` through the kernel's structure (module docstring), as a t x d array."""
+    """``(G + shift I)^{-1} vec(Y)`` through the kernel's structure (module docstring), as a t x d array;
+    ValueError (``ovk_ref.batch.check_finite_gram``) when G is not finite."""
     if isinstance(kernel, Separable) and isinstance(kernel.scalar, KNOWN_SCALARS):
-        return _separable(scalar_matrix(kernel.scalar, X, X), kernel.B, Y, shift)
+        K_s = scalar_matrix(kernel.scalar, X, X)
+        # G's entries are K_s[i, j] B[k, l]: all finite iff the largest product is
+        check_finite_gram(bool(np.all(np.isfinite(K_s))) and math.isfinite(np.max(np.abs(K_s)) * np.max(np.abs(kernel.B))))
+        return _separable(K_s, kernel.B, Y, shift)
     if isinstance(kernel, LinearQuadratic):
         return _linear_quadratic(X, Y, kernel.mu, shift)
     system = KernelRows(kernel, X, X).dense()
+    check_finite_gram(bool(np.all(np.isfinite(system))))
     system[np.diag_indices_from(system)] += shift
     return np.linalg.solve(system, Y.reshape(-1)).reshape(Y.shape)
 
@@ -78,6 +89,7 @@ def _linear_quadratic(X, Y, mu, shift):
     rotated = Y @ V
     L = X @ X.T
     quadratic = (1 - mu) * L * L
+    check_finite_gram(bool(np.all(np.isfinite(quadratic))) and bool(np.all(np.isfinite(mu * d * L + quadratic))))
     first = _shifted_solve(mu * d * L + quadratic, shift, rotated[:, 0])
     others = _shifted_solve(quadratic, shift, rotated[:, 1:]) if d > 1 else np.zeros((len(Y), 0))
     return np.column_stack([first, others]) @ V.T

@@ -39,13 +39,23 @@ class PairGeometry:
     @property
     def sqdist(self) -> np.ndarray:
         if self._sqdist is None:
-            # |x|^2 + |z|^2 - 2 x.z as one GEMM of augmented rows; clipped at 0 in place (round-off leaves
-            # +-eps |x|^2 where x = z)
-            left = np.hstack([self.X, np.sum(self.X * self.X, axis=1)[:, None], np.ones((len(self.X), 1))])
-            right = np.hstack([-2 * self.Z, np.ones((len(self.Z), 1)), np.sum(self.Z * self.Z, axis=1)[:, None]])
-            product = left @ right.T
-            self._sqdist = np.maximum(product, 0.0, out=product)
+            self._sqdist = squared_distances(self.X, self.Z)
         return self._sqdist
+
+
+def squared_distances(X: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """``|x_r - z_j|^2`` for every pair, as one GEMM of augmented rows ``|a|^2 + |b|^2 - 2 a.b`` on the centred
+    points ``a = x - c``, ``b = z - c`` with ``c`` the mean of ``Z``. Centring removes the cancellation of the
+    uncentred form far from the origin (inputs offset by 1e8 lose every digit of a distance of order 1 to
+    ``|x|^2 = 1e16``); for points within a factor 2 of ``c`` the subtraction is exact (Sterbenz), so the
+    remaining round-off is relative to the spread of the points, not to their offset. Clipped at 0 in place
+    (round-off leaves +-eps |a|^2 where x = z)."""
+    centre = np.mean(Z, axis=0) if len(Z) else np.zeros(X.shape[1])
+    A, B = X - centre, Z - centre
+    left = np.hstack([A, np.sum(A * A, axis=1)[:, None], np.ones((len(A), 1))])
+    right = np.hstack([-2 * B, np.ones((len(B), 1)), np.sum(B * B, axis=1)[:, None]])
+    product = left @ right.T
+    return np.maximum(product, 0.0, out=product)
 
 
 def _scalar_values(scalar, geometry: PairGeometry) -> np.ndarray:

@@ -13,17 +13,20 @@ import numpy as np
 from ovk_ref import validation
 from ovk_ref.monorma import MONORMA
 from ovk_ref.records import MonormaRecord
+from ovk_fast.divergence_watch import DivergenceWatch
 from ovk_fast.kernel_rows import KernelRows, PairGeometry, diagonal_blocks
 from ovk_fast.onorma import BLOCK_ROUNDS, RESCALE_BELOW
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread
 
 
-def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None) -> MonormaRecord:
+def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None, on_divergence="warn",
+            divergence_bound=None) -> MonormaRecord:
     """Run Algorithm 2 over the stream ``(X[t], Y[t])``; parameters and record as ``ovk_ref.monorma``."""
     float64_only(precision)
     # ovk_ref's learner checks every parameter (and holds the kernels, loss, d and p); it does no work
-    checked = MONORMA(kernels, lam=lam, eta=eta, r=r, loss=loss, all_zero=all_zero)
+    checked = MONORMA(kernels, lam=lam, eta=eta, r=r, loss=loss, all_zero=all_zero, on_divergence=on_divergence,
+                      divergence_bound=divergence_bound)
     kernels, loss, lam, eta, r = checked.kernels, checked.loss, checked.lam, checked.eta, checked.r
     X, Y = validation.stream(X, Y, checked)
     loss.check_targets(Y)
@@ -35,7 +38,8 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
     weights_record, gamma_record = np.zeros((n, m)), np.zeros((n, m))
     weights, gamma = np.full(m, 1.0 / m), np.zeros(m)   # delta_0 = 1/m, gamma_0 = 0 (spec 6.1, E21)
     scale, start = 1.0, 0
-    with single_blas_thread():
+    watch = DivergenceWatch(checked)
+    with single_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         while start < n:
             stop = min(n, start + BLOCK_ROUNDS)
             beta[:start] *= scale
@@ -66,8 +70,10 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
                 if scale < RESCALE_BELOW:
                     stop = t + 1
                     break
+            watch.rounds(start, stop, {"predictions": predictions, "new_coefficients": new_coefficients},
+                         {"gamma": gamma_record})
             start = stop
     return MonormaRecord(predictions=predictions, weights=weights_record, gamma=gamma_record,
                          coefficients=scale * beta, new_coefficients=new_coefficients,
-                         kernel_evaluations=m * np.arange(1, n + 1))
+                         kernel_evaluations=m * np.arange(1, n + 1), diverged_at=watch.diverged_at)
 

@@ -19,6 +19,7 @@ import numpy as np
 from ovk_ref import validation
 from ovk_ref.onorma import ONORMA
 from ovk_ref.records import OnormaRecord
+from ovk_fast.divergence_watch import DivergenceWatch
 from ovk_fast.kernel_rows import KernelRows, diagonal_blocks
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread
@@ -49,26 +50,32 @@ class _Ring:
         return int(np.count_nonzero(self.index >= 0))
 
 
-def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision=None) -> OnormaRecord:
+def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision=None, on_divergence="warn",
+           divergence_bound=None) -> OnormaRecord:
     """Run Algorithm 1 over the stream ``(X[t], Y[t])``; parameters and record as ``ovk_ref.onorma``."""
     float64_only(precision)
     # ovk_ref's learner checks every parameter (and holds the kernel, loss and schedule); it does no work
-    checked = ONORMA(kernel, lam=lam, eta=eta, loss=loss, truncation=truncation)
+    checked = ONORMA(kernel, lam=lam, eta=eta, loss=loss, truncation=truncation, on_divergence=on_divergence,
+                     divergence_bound=divergence_bound)
     X, Y = validation.stream(X, Y, checked.kernel)
     checked.loss.check_targets(Y)
     n, d = Y.shape
     lo = first_kept(checked.schedule, n)
     run = _Run(checked, X, Y, lo)
-    with single_blas_thread():
+    watch = DivergenceWatch(checked)
+    with single_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         start = 0
         while start < n:
-            start = run.block(start, min(n, start + BLOCK_ROUNDS))
+            stop = run.block(start, min(n, start + BLOCK_ROUNDS))
+            watch.rounds(start, stop, {"predictions": run.predictions, "new_coefficients": run.new_coefficients},
+                         {"rkhs_norm2": run.norms})
+            start = stop
     coefficients = np.zeros((n, d))
     kept = run.ring.index >= lo[-1]
     coefficients[run.ring.index[kept]] = run.scale * run.ring.beta[kept]
     return OnormaRecord(predictions=run.predictions, coefficients=coefficients, new_coefficients=run.new_coefficients,
                         rkhs_norm2=run.norms, kernel_evaluations=np.arange(n) - run.before,
-                        support_sizes=np.arange(n) - lo + 1)
+                        support_sizes=np.arange(n) - lo + 1, diverged_at=watch.diverged_at)
 
 
 class _Run:

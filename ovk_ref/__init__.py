@@ -4,6 +4,8 @@
 the project's spec (docs/paper-spec.md). Every step of each algorithm is one visible line.
 """
 from ovk_ref.batch import batch_ridge
+from ovk_ref.checkpoint import load_learner, save_learner
+from ovk_ref.divergence import DivergenceError, DivergenceWarning
 from ovk_ref.kernels import (
     Constant, Feature, Gaussian, Linear, LinearQuadratic, OperatorKernel, Polynomial, Separable, WeightedSum,
     as_kernel, gaussian_separable, gram, kernel_from_dict, paper_J, random_feature,
@@ -27,5 +29,5 @@ __all__ = [
     "OnormaRecord", "MonormaRecord", "theorem2_schedule", "Theorem2Schedule", "FixedWindow",
     "OperatorKernel", "Separable", "LinearQuadratic", "Feature", "WeightedSum", "Gaussian", "Linear",
     "Polynomial", "Constant", "gaussian_separable", "paper_J", "random_feature", "kernel_from_dict",
-    "as_kernel", "gram", "Loss", "as_loss",
+    "as_kernel", "gram", "Loss", "as_loss", "DivergenceWarning", "DivergenceError", "save_learner", "load_learner",
 ]

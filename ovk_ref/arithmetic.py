@@ -92,6 +92,14 @@ class Arithmetic:
         return np.array([solution[i] for i in range(len(rhs))], dtype=object)
 
 
+def finite_entries(values) -> np.ndarray:
+    """Entrywise ``isfinite`` of a float64 or mpf array (or number), as a bool array."""
+    values = np.asarray(values)
+    if values.dtype == object:
+        return np.array([bool(mpmath.isfinite(v)) for v in values.flat], dtype=bool).reshape(values.shape)
+    return np.isfinite(values)
+
+
 def to_float(values) -> np.ndarray:
     """float64 copy of an array of floats or mpf numbers."""
     if isinstance(values, np.ndarray) and values.dtype == object:

@@ -189,11 +189,13 @@ def as_loss(loss) -> Loss:
     if not isinstance(loss, dict):
         raise TypeError(f"loss must be a Loss, a name or a dict, got {type(loss).__name__}")
     kind = loss.get("type")
+    if not isinstance(kind, str):
+        raise ValueError(f"loss dict must have a string field 'type', got {type(kind).__name__} {validation.shown(kind)}")
     if kind not in LOSSES:
         raise ValueError(f"unknown loss {kind!r}; known losses: {', '.join(sorted(LOSSES))}")
     params = {key: value for key, value in loss.items() if key != "type"}
     try:
         inspect.signature(LOSSES[kind]).bind(**params)
     except TypeError as error:
-        raise ValueError(f"loss dict {loss!r} has fields that the {kind!r} loss does not take ({error})") from None
+        raise ValueError(f"loss dict {validation.shown(loss)} has fields that the {kind!r} loss does not take ({error})") from None
     return LOSSES[kind](**params)

@@ -38,16 +38,22 @@ def _as_kernels(kernels) -> list:
 
 
 class MONORMA(OnlineLearner):
-    """Online learner for Algorithm 2: ``learn_one(x, y)``, ``predict_one(x)``; ``weights`` is ``delta_t``."""
+    """Online learner for Algorithm 2: ``learn_one(x, y)``, ``predict_one(x)``; ``weights`` is ``delta_t``.
 
-    def __init__(self, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None):
+    ``on_divergence``, ``divergence_bound`` and ``p`` as for ``ONORMA``."""
+
+    algorithm = "MONORMA"
+
+    def __init__(self, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None, on_divergence="warn",
+                 divergence_bound=None, p=None):
         self.kernels = _as_kernels(kernels)
         self.d = self.kernels[0].d
         self.p = next((kernel.p for kernel in self.kernels if kernel.p is not None), None)
-        super().__init__(lam=lam, eta=eta, loss=loss, precision=precision)
+        super().__init__(lam=lam, eta=eta, loss=loss, precision=precision, on_divergence=on_divergence,
+                         divergence_bound=divergence_bound, p=p)
         self.r = validation.positive("r", r)
-        if all_zero not in ALL_ZERO_CHOICES:
-            raise ValueError(f"all_zero must be one of {ALL_ZERO_CHOICES}, got {all_zero!r}")
+        if not isinstance(all_zero, str) or all_zero not in ALL_ZERO_CHOICES:
+            raise ValueError(f"all_zero must be one of {ALL_ZERO_CHOICES}, got {validation.shown(all_zero)}")
         self.all_zero = all_zero
         m = len(self.kernels)
         with self.num.context():
@@ -75,9 +81,13 @@ class MONORMA(OnlineLearner):
             return numerator * self.num.scalar(float("nan"))
         return numerator / denominator
 
-    def _round(self, x, y) -> None:
-        self.t += 1
-        eta_t = self.step_size(self.t)
+    def _divergence_fields(self, state):
+        return ({"predictions": state["last_prediction"][None], "new_coefficients": state["last_new_coefficient"][None]},
+                {"gamma": state["gamma"][None]})
+
+    def _next_state(self, x, y) -> dict:
+        """Round t = self.t + 1 (steps 1-6 of the module docstring), as the learner's next state."""
+        eta_t = self.step_size(self.t + 1)
         c_t = self.shrink_factor(eta_t)
         # 1. v_j = g^j_{t-1}(x_t)
         v, evaluations = self._components(x)
@@ -86,28 +96,29 @@ class MONORMA(OnlineLearner):
         # 3. new coefficient
         new = self.new_coefficient(eta_t, prediction, y)
         # 4. shrink
-        self.alphas = [c_t * alpha for alpha in self.alphas]
-        self.centres.append(x)
-        self.alphas.append(new)
+        alphas = [c_t * alpha for alpha in self.alphas] + [new]
+        centres = self.centres + [x]
         # 5. gamma recursion, one evaluation K^j(x_t, x_t) per kernel
+        gamma = self.gamma.copy()
         for j, kernel in enumerate(self.kernels):
-            self.gamma[j] = c_t**2 * self.gamma[j] + np.dot(kernel(x, x) @ new, new) + 2 * c_t * np.dot(v[j], new)
+            gamma[j] = c_t**2 * self.gamma[j] + np.dot(kernel(x, x) @ new, new) + 2 * c_t * np.dot(v[j], new)
         evaluations += len(self.kernels)
         # 6. delta update
-        w = np.array([self.weights[j] ** 2 * max(self.gamma[j], 0 * self.gamma[j]) for j in range(len(self.kernels))],
+        w = np.array([self.weights[j] ** 2 * max(gamma[j], 0 * gamma[j]) for j in range(len(self.kernels))],
                      dtype=self.weights.dtype)
         if self.all_zero == "keep" and all(w_j == 0 for w_j in w):
-            pass  # keep delta_{t-1} (spec 6.3, E22)
+            weights = self.weights  # keep delta_{t-1} (spec 6.3, E22)
         else:
-            self.weights = self.weight_update(w)
-        self.last_prediction = prediction
-        self.last_new_coefficient = new
-        self.last_kernel_evaluations = evaluations
+            weights = self.weight_update(w)
+        return {"centres": centres, "alphas": alphas, "gamma": gamma, "weights": weights, "last_prediction": prediction,
+                "last_new_coefficient": new, "last_kernel_evaluations": evaluations}
 
 
-def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None) -> MonormaRecord:
+def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None, on_divergence="warn",
+            divergence_bound=None) -> MonormaRecord:
     """Run Algorithm 2 over the stream ``(X[t], Y[t])`` with kernels ``K^1..K^m`` (spec 6)."""
-    return run_stream(MONORMA(kernels, lam=lam, eta=eta, r=r, loss=loss, all_zero=all_zero, precision=precision), X, Y)
+    return run_stream(MONORMA(kernels, lam=lam, eta=eta, r=r, loss=loss, all_zero=all_zero, precision=precision,
+                              on_divergence=on_divergence, divergence_bound=divergence_bound), X, Y)
 
 
 def run_stream(learner: MONORMA, X, Y) -> MonormaRecord:
@@ -121,11 +132,12 @@ def run_stream(learner: MONORMA, X, Y) -> MonormaRecord:
     weights, gamma, evaluations = num.zeros((n, m)), num.zeros((n, m)), np.zeros(n, dtype=int)
     with num.context():
         for t in range(n):
-            learner._round(num.array(X[t]), num.array(Y[t]))
+            learner._learn(num.array(X[t]), num.array(Y[t]), {})
             predictions[t] = learner.last_prediction
             new_coefficients[t] = learner.last_new_coefficient
             weights[t] = learner.weights
             gamma[t] = learner.gamma
             evaluations[t] = learner.last_kernel_evaluations
     return MonormaRecord(predictions=predictions, weights=weights, gamma=gamma, coefficients=learner.coefficients(),
-                         new_coefficients=new_coefficients, kernel_evaluations=evaluations)
+                         new_coefficients=new_coefficients, kernel_evaluations=evaluations,
+                         diverged_at=learner.diverged_at)

@@ -22,23 +22,31 @@ class ONORMA(OnlineLearner):
 
     ``truncation`` is None, an int window ``s >= 1``, or a callable ``t -> s_t``
     (``ovk_ref.theorem2_schedule`` builds the schedule of Theorem 2). ``precision`` is None for
-    float64 or a number of decimal digits for mpmath.
+    float64 or a number of decimal digits for mpmath. ``on_divergence`` ("warn" or "raise") and
+    ``divergence_bound`` say what a divergent round does (``ovk_ref.divergence``). ``p`` fixes the input
+    dimension from the start for a kernel that takes any (otherwise the first example fixes it).
     """
 
-    def __init__(self, kernel, *, lam, eta, loss="squared", truncation=None, precision=None):
+    algorithm = "ONORMA"
+
+    def __init__(self, kernel, *, lam, eta, loss="squared", truncation=None, precision=None, on_divergence="warn",
+                 divergence_bound=None, p=None):
         self.kernel = as_kernel(kernel)
         self.d, self.p = self.kernel.d, self.kernel.p
-        super().__init__(lam=lam, eta=eta, loss=loss, precision=precision)
+        super().__init__(lam=lam, eta=eta, loss=loss, precision=precision, on_divergence=on_divergence,
+                         divergence_bound=divergence_bound, p=p)
         self.schedule = truncation_schedules.as_schedule(truncation)
         self.indices = []        # round numbers i of the stored terms (truncation removes the oldest)
         self.norm2 = self.num.scalar(0)   # ||f_t||^2, by the recursion of spec 6.2 (+ downdates, 6.5)
 
-    def _evaluate(self, x):
-        """``f_t(x) = sum_i K(x, x_i) alpha_{i,t}`` over the stored terms; returns (value, evaluations)."""
+    def _evaluate(self, x, centres=None, alphas=None):
+        """``f(x) = sum_i K(x, x_i) alpha_i`` over the stored terms (or the given ones); returns (value, evaluations)."""
+        centres = self.centres if centres is None else centres
+        alphas = self.alphas if alphas is None else alphas
         value = self.num.zeros(self.d)
-        for centre, alpha in zip(self.centres, self.alphas):
+        for centre, alpha in zip(centres, alphas):
             value = value + self.kernel(x, centre) @ alpha
-        return value, len(self.centres)
+        return value, len(centres)
 
     def _predict(self, x):
         return self._evaluate(x)[0]
@@ -46,9 +54,16 @@ class ONORMA(OnlineLearner):
     def _indices(self):
         return self.indices
 
-    def _round(self, x, y) -> None:
-        self.t += 1
-        t = self.t
+    def _round_parameters(self, t) -> dict:
+        return {"s_t": None if self.schedule is None else truncation_schedules.window(self.schedule, t)}
+
+    def _divergence_fields(self, state):
+        return ({"predictions": state["last_prediction"][None], "new_coefficients": state["last_new_coefficient"][None]},
+                {"rkhs_norm2": [state["norm2"]]})
+
+    def _next_state(self, x, y, s_t) -> dict:
+        """Round t = self.t + 1 (steps 1-4 of the module docstring), as the learner's next state."""
+        t = self.t + 1
         eta_t = self.step_size(t)
         c_t = self.shrink_factor(eta_t)
         # 1. predict with f_{t-1}
@@ -56,33 +71,31 @@ class ONORMA(OnlineLearner):
         # 2. new coefficient
         new = self.new_coefficient(eta_t, prediction, y)
         # ||f_t||^2 before truncation: c_t^2 ||f_{t-1}||^2 + 2 c_t <f_{t-1}(x_t), new> + <K(x_t,x_t) new, new>
-        self.norm2 = c_t**2 * self.norm2 + 2 * c_t * np.dot(prediction, new) + np.dot(self.kernel(x, x) @ new, new)
+        norm2 = c_t**2 * self.norm2 + 2 * c_t * np.dot(prediction, new) + np.dot(self.kernel(x, x) @ new, new)
         # 3. shrink the old coefficients
-        self.alphas = [c_t * alpha for alpha in self.alphas]
-        self.centres.append(x)
-        self.indices.append(t)
-        self.alphas.append(new)
+        alphas = [c_t * alpha for alpha in self.alphas] + [new]
+        centres = self.centres + [x]
+        indices = self.indices + [t]
         # 4. truncate: keep the s_t most recent terms (indices i > t - s_t)
-        if self.schedule is not None:
-            s_t = truncation_schedules.window(self.schedule, t)
-            while self.indices[0] <= t - s_t:
-                self._drop_oldest()
-        self.last_prediction = prediction
-        self.last_new_coefficient = new
-        self.last_kernel_evaluations = evaluations
+        while s_t is not None and indices[0] <= t - s_t:
+            norm2 = self._drop_oldest(norm2, centres, alphas)
+            del centres[0], indices[0], alphas[0]
+        return {"centres": centres, "indices": indices, "alphas": alphas, "norm2": norm2, "last_prediction": prediction,
+                "last_new_coefficient": new, "last_kernel_evaluations": evaluations}
 
-    def _drop_oldest(self) -> None:
-        """Remove the oldest term ``K(., x_i) a_i`` and downdate the norm (spec 6.5):
+    def _drop_oldest(self, norm2, centres, alphas):
+        """``||h||^2`` after removing the oldest term ``K(., x_i) a_i`` of ``h`` (spec 6.5):
         ``||h - K(.,x_i) a_i||^2 = ||h||^2 - 2 <h(x_i), a_i> + <K(x_i,x_i) a_i, a_i>``."""
-        centre, alpha = self.centres[0], self.alphas[0]
-        value_at_centre, _ = self._evaluate(centre)
-        self.norm2 = self.norm2 - 2 * np.dot(value_at_centre, alpha) + np.dot(self.kernel(centre, centre) @ alpha, alpha)
-        del self.centres[0], self.indices[0], self.alphas[0]
+        centre, alpha = centres[0], alphas[0]
+        value_at_centre, _ = self._evaluate(centre, centres, alphas)
+        return norm2 - 2 * np.dot(value_at_centre, alpha) + np.dot(self.kernel(centre, centre) @ alpha, alpha)
 
 
-def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision=None) -> OnormaRecord:
+def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision=None, on_divergence="warn",
+           divergence_bound=None) -> OnormaRecord:
     """Run Algorithm 1 over the stream ``(X[t], Y[t])`` (spec 5); see ``ONORMA`` for the parameters."""
-    return run_stream(ONORMA(kernel, lam=lam, eta=eta, loss=loss, truncation=truncation, precision=precision), X, Y)
+    return run_stream(ONORMA(kernel, lam=lam, eta=eta, loss=loss, truncation=truncation, precision=precision,
+                             on_divergence=on_divergence, divergence_bound=divergence_bound), X, Y)
 
 
 def run_stream(learner: ONORMA, X, Y) -> OnormaRecord:
@@ -90,19 +103,18 @@ def run_stream(learner: ONORMA, X, Y) -> OnormaRecord:
     X, Y = validation.stream(X, Y, learner.kernel)
     learner.loss.check_targets(Y)
     n, d = Y.shape
-    if learner.schedule is not None:  # every s_t is checked before any work
-        for t in range(1, n + 1):
-            truncation_schedules.window(learner.schedule, t)
+    round_parameters = [learner._round_parameters(t) for t in range(1, n + 1)]   # every s_t checked before any work
     num = learner.num
     predictions, new_coefficients = num.zeros((n, d)), num.zeros((n, d))
     norms, evaluations, support = num.zeros(n), np.zeros(n, dtype=int), np.zeros(n, dtype=int)
     with num.context():
         for t in range(n):
-            learner._round(num.array(X[t]), num.array(Y[t]))
+            learner._learn(num.array(X[t]), num.array(Y[t]), round_parameters[t])
             predictions[t] = learner.last_prediction
             new_coefficients[t] = learner.last_new_coefficient
             norms[t] = learner.norm2
             evaluations[t] = learner.last_kernel_evaluations
             support[t] = len(learner.alphas)
     return OnormaRecord(predictions=predictions, coefficients=learner.coefficients(), new_coefficients=new_coefficients,
-                        rkhs_norm2=norms, kernel_evaluations=evaluations, support_sizes=support)
+                        rkhs_norm2=norms, kernel_evaluations=evaluations, support_sizes=support,
+                        diverged_at=learner.diverged_at)

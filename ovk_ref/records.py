@@ -9,8 +9,10 @@ import numpy as np
 @dataclass
 class _Record:
     def to_dict(self) -> dict:
-        """Fields by name (the plug-in protocol reads records as attributes or keys)."""
-        return {field.name: getattr(self, field.name) for field in fields(self)}
+        """Fields by name (the plug-in protocol reads records as attributes or keys); ``diverged_at`` only
+        when the run diverged, so that the dict of a finite run is its arrays alone."""
+        return {field.name: getattr(self, field.name) for field in fields(self)
+                if not (field.name == "diverged_at" and self.diverged_at is None)}
 
     def __getitem__(self, name: str):
         return getattr(self, name)
@@ -32,6 +34,9 @@ class OnormaRecord(_Record):
     kernel_evaluations: np.ndarray
     #: length n, ``s_t`` (number of coefficients kept after round t; t without truncation)
     support_sizes: np.ndarray
+    #: first round (1-based) whose prediction, new coefficient or norm is not finite (or past the run's
+    #: divergence_bound), None when there is none; later rows are not meaningful (ovk_ref.divergence)
+    diverged_at: int | None = None
 
 
 @dataclass
@@ -50,3 +55,5 @@ class MonormaRecord(_Record):
     new_coefficients: np.ndarray
     #: length n, ``m t`` in round t (spec 6.6, C24)
     kernel_evaluations: np.ndarray
+    #: as ``OnormaRecord.diverged_at``, with the norms ``gamma`` (ovk_ref.divergence)
+    diverged_at: int | None = None

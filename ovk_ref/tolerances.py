@@ -4,11 +4,14 @@ Tests and checks import these names; no test writes its own tolerance literal.
 """
 
 # --- input validation -------------------------------------------------------------------------
-#: B must equal B.T up to this, relative to max|B|: matrices typed or computed in float64
-#: (e.g. R R^T) are symmetric only up to a few ulps.
+#: B must equal B.T up to this, relative to max|B| (B's own scale, with no absolute floor: B = 1e-11 R R^T
+#: is as symmetric as R R^T): matrices typed or computed in float64 (e.g. R R^T) are symmetric only up to a
+#: few ulps.
 SYMMETRY = 1e-12
-#: smallest eigenvalue of B may be this far below 0, relative to max|B|: eigvalsh of a PSD
-#: matrix with a zero eigenvalue returns about -d * eps * ||B||.
+#: smallest eigenvalue of B may be this far below 0, relative to max|B| (no absolute floor, so that
+#: B = -1e-11 I, or any negative-definite B, is refused at every scale): eigvalsh of a PSD matrix with a
+#: zero eigenvalue returns about -d * eps * ||B||, while a negative-definite B has smallest eigenvalue
+#: -||B||_2 <= -max|B|, ten orders of magnitude below the allowance.
 PSD_EIGENVALUE = 1e-10
 
 # --- identities computed two ways in float64 (spec 11 "Tolerances") ---------------------------
@@ -113,3 +116,20 @@ SCHEDULE_INTEGER_SNAP = 1e-40
 #: that: a margin above -2 * this / lam is a tie, not a violation. Any real violation found so far is
 #: larger than 1e-3 relative.
 OPTIMISER_GRADIENT_NORM = 1e-12
+
+# --- conformance precision classes (proofs_check.conformance.tolerance, issue 9 item 7) ---------
+#: a float32 implementation against the reference, per field, relative to the field's scale max|expected|.
+#: Model: each round combines O(support) terms whose float32 rounding (unit roundoff u = 2^-24 = 6e-8) is
+#: relative to the terms' scale; predictions feed the next coefficients, and with eta_t = eta/sqrt(t) and
+#: shrink factors below 1 the propagated error stays a bounded multiple of the per-round error (every run
+#: of the vectors is stable). Measured with an honest float32 engine
+#: (proofs_check.conformance.plain_engine.float32_engine) on every quick and standard case float32 can
+#: represent and 60 fresh cases: at most 1.2e-6 of the scale, except MONORMA's weights with r = 10 at
+#: 1.2e-4 (delta^(r/(r+1)) sums amplify the gamma error). 1e-3 leaves a margin of 8 there and of 800
+#: elsewhere, and still rejects every regime fault on its regime case (the smallest: a batch solver stopped
+#: early, 6e-3 of the scale), except the far-input fault, whose cases are outside the float32 class.
+CONFORMANCE_FLOAT32_RTOL = 1e-3
+#: a case is outside the float32 class when rounding its inputs to float32 moves them by more than this
+#: fraction of their spread (u32 max|x| / spread): inputs offset by 1e6 with spread 1 are rounded by 0.06,
+#: which no float32 engine can undo, so those cases certify float64 engines only.
+FLOAT32_INPUT_RESOLUTION = 1e-4

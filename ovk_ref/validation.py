@@ -6,19 +6,29 @@ from __future__ import annotations
 
 import math
 import numbers
+import reprlib
 
 import numpy as np
 
 from ovk_ref import tolerances
 
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother = 3, 60, 60
+
+
+def shown(value) -> str:
+    """A short repr of a user's value for an error message, bounded in length and nesting depth (the repr of a
+    list nested 100000 deep would raise RecursionError)."""
+    return _SHORT.repr(value)
+
 
 def real_number(name: str, value) -> float:
     """``value`` as a finite float; TypeError for non-numbers (bools included), ValueError for inf/nan."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {shown(value)}")
     value = float(value)
     if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ValueError(f"{name} must be finite, got {shown(value)}")
     return value
 
 
@@ -38,7 +48,7 @@ def non_negative(name: str, value) -> float:
 
 def integer(name: str, value, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {shown(value)}")
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
     return int(value)
@@ -53,12 +63,32 @@ def step_parameters(lam, eta) -> tuple[float, float]:
     return lam, eta
 
 
+def real_array(name: str, values) -> np.ndarray:
+    """``values`` as a float64 array; TypeError unless every entry is a real number.
+
+    Complex numbers, strings, bytes and other objects are refused rather than converted (numpy would drop
+    an imaginary part or parse ``"1.5"`` as a number)."""
+    try:
+        array = np.asarray(values)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{name} must be a rectangular array of real numbers ({error})") from None
+    if array.dtype.kind == "O":
+        wrong = [entry for entry in array.flat if not isinstance(entry, numbers.Real)][:1]
+        if wrong:
+            wrong = wrong[0]
+            raise TypeError(f"{name} must be an array of real numbers, got an entry of type {type(wrong).__name__}: {shown(wrong)}")
+    elif array.dtype.kind not in "biuf":
+        kind = "complex numbers" if array.dtype.kind == "c" else f"dtype {array.dtype}"
+        raise TypeError(f"{name} must be an array of real numbers, got {kind}")
+    try:
+        return array.astype(float)
+    except OverflowError:
+        raise ValueError(f"{name} must be finite (an entry is beyond the float64 range)") from None
+
+
 def finite_matrix(name: str, values, ndim: int = 2) -> np.ndarray:
     """``values`` as a finite float64 array with ``ndim`` dimensions."""
-    try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as error:
-        raise TypeError(f"{name} must be an array of real numbers ({error})") from None
+    array = real_array(name, values)
     if array.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
@@ -71,7 +101,7 @@ def symmetric_psd(name: str, matrix) -> np.ndarray:
     matrix = finite_matrix(name, matrix)
     if matrix.shape[0] != matrix.shape[1] or matrix.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty square matrix, got shape {matrix.shape}")
-    scale = max(1.0, float(np.max(np.abs(matrix))))
+    scale = float(np.max(np.abs(matrix)))   # the tolerances are relative to B's own scale (a tiny B is no safer)
     if not np.allclose(matrix, matrix.T, rtol=0, atol=tolerances.SYMMETRY * scale):
         raise ValueError(f"{name} must be symmetric (B == B.T), got max |B - B.T| = {np.max(np.abs(matrix - matrix.T))!r}")
     smallest = float(np.linalg.eigvalsh(matrix).min())
@@ -95,11 +125,12 @@ def stream(X, Y, kernel) -> tuple[np.ndarray, np.ndarray]:
     return X, Y
 
 
-def point(name: str, x, kernel) -> np.ndarray:
-    """One input of a stream (length p)."""
+def point(name: str, x, learner) -> np.ndarray:
+    """One input of a stream: length ``learner.p`` (the kernel's input dimension, or the first example's)."""
     x = finite_matrix(name, x, ndim=1)
-    if kernel.p is not None and x.shape[0] != kernel.p:
-        raise ValueError(f"{name} must have the kernel's input dimension p = {kernel.p}, got {x.shape[0]}")
+    if learner.p is not None and x.shape[0] != learner.p:
+        raise ValueError(f"{name} must have the input dimension p = {learner.p} (the kernel's, or the first "
+                         f"example's), got length {x.shape[0]}")
     return x
 
 

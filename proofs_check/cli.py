@@ -1,12 +1,19 @@
 """``ovk-check``: the project's command line (stdlib argparse).
 
-Exit codes: 0 success, 1 a finding or a failed check, 2 a usage error.
+Exit codes: 0 success, 1 a finding or a failed check, 2 a usage error (output paths included: they are checked
+before the work), 141 when the reader of standard output went away (``ovk-check claims | head``), as for a
+command ended by SIGPIPE, without a traceback.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
+
+import ovk_ref
+from proofs_check import outputs
 
 #: sub-command modules under proofs_check.commands, in the order ``--help`` lists them
 COMMANDS = ("demo", "notebooks", "reproduce", "conform", "claims", "verify")
@@ -16,10 +23,31 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ovk-check", description=(
         "Check, trust and reuse the theory of online learning with operator-valued kernels "
         "(Audiffren & Kadri: ONORMA, MONORMA)."))
+    parser.add_argument("--version", action="version",
+                        version=f"ovk-check {ovk_ref.__version__} (spec conventions version {ovk_ref.SPEC_VERSION})")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"proofs_check.commands.{name}").register(subparsers)
     return parser
+
+
+def check_outputs(args) -> None:
+    """Check ``--json`` and ``--out`` before the work (ValueError: exit 2); ``--json -`` becomes standard output."""
+    json_target = getattr(args, "json", None)
+    if json_target is not None:
+        if str(json_target) == outputs.STDOUT:
+            args.json = outputs.StandardOutput(sys.stdout)
+        else:
+            outputs.check_file("--json", json_target)
+    if getattr(args, "out", None) is not None:
+        outputs.check_folder("--out", args.out)
+
+
+def _stdout_closed() -> int:
+    """The reader of standard output went away: no traceback, and none at interpreter exit either."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 141
 
 
 def main(argv=None) -> int:
@@ -29,10 +57,18 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     try:
-        return args.run(args)
+        check_outputs(args)
+        # with --json -, standard output carries the JSON alone and the text goes to standard error
+        text_to_stderr = isinstance(getattr(args, "json", None), outputs.StandardOutput)
+        with contextlib.redirect_stdout(sys.stderr) if text_to_stderr else contextlib.nullcontext():
+            code = args.run(args)
+        sys.stdout.flush()
+        return code
     except (ValueError, TypeError) as error:
         print(f"ovk-check {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        return _stdout_closed()
 
 
 if __name__ == "__main__":

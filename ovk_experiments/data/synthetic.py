@@ -1,4 +1,4 @@
-"""The paper's two synthetic sets, from ``ovk_ref.synthetic`` (our reading of Evgeniou et al. 2005)."""
+"""The paper's two synthetic sets, drawn by ``ovk_ref.synthetic`` (the paper's generator, spec 3.4)."""
 from __future__ import annotations
 
 import ovk_ref
@@ -14,4 +14,5 @@ def load(name: str, seed: int) -> Dataset:
     n, p, d = SIZES[name]
     X, Y = ovk_ref.synthetic(n, p=p, d=d, seed=seed)
     return Dataset(name=name, label=f"synthetic {n} x {p}, d = {d}", X=X, Y=Y, task="regression", stand_in=False,
-                   source=f"ovk_ref.synthetic(n={n}, p={p}, d={d}, seed={seed}); inputs uniform on [0,1]^{p}")
+                   source=f"the paper's generator (spec 3.4), ovk_ref.synthetic(n={n}, p={p}, d={d}, seed={seed}): "
+                          f"x uniform on [0,1]^{p}, y^i = <w^i, phi(x)>, phi of x_1..x_5, no noise")

@@ -62,6 +62,21 @@ def figure2_rows(result) -> list[dict]:
     return rows + _online("figure2", result, result.monorma, "reference", "")
 
 
+def table3_rows(figure1_results, times) -> list[dict]:
+    """Table 3's times of the engine(s) other than the run's (the run's own are in ``figure1_rows``)."""
+    by_name = {result.dataset.name: result for result in reversed(figure1_results)}   # the paper-setting variant
+    rows = []
+    for name, engine_times in times.items():
+        result = by_name[name]
+        for timed in engine_times[1:]:
+            rows += [_row("table3", result, learner, kernel, f"{metric}_{timed.engine}", value)
+                     for learner, kernel, metric, value in
+                     (("ONORMA", result.onorma.kernel, "seconds", timed.onorma),
+                      ("MONORMA", result.monorma.kernel, "seconds", timed.monorma),
+                      ("batch", result.batch.kernel, "fit_seconds", timed.batch_fit))]
+    return rows
+
+
 def write_csv(path, rows) -> None:
     with open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)

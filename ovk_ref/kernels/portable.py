@@ -12,12 +12,17 @@ Forms (issue 2, item 1)::
 """
 from __future__ import annotations
 
+from ovk_ref import validation
 from ovk_ref.kernels.base import OperatorKernel
 from ovk_ref.kernels.feature import Feature
 from ovk_ref.kernels.linear_quadratic import LinearQuadratic
 from ovk_ref.kernels.scalar import SCALAR_KERNELS
 from ovk_ref.kernels.separable import Separable
 from ovk_ref.kernels.weighted_sum import WeightedSum
+
+
+#: deepest nesting of 'sum' kernel dicts accepted: far beyond any useful kernel, far below Python's recursion limit
+MAX_DEPTH = 32
 
 
 def _fields(spec: dict, required: set, optional: set = frozenset()) -> dict:
@@ -27,17 +32,36 @@ def _fields(spec: dict, required: set, optional: set = frozenset()) -> dict:
         raise ValueError(f"kernel dict of type {kind!r} is missing the field(s) {sorted(missing)}")
     unknown = spec.keys() - required - optional - {"type"}
     if unknown:
-        raise ValueError(f"kernel dict of type {kind!r} has unknown field(s) {sorted(unknown)}")
+        raise ValueError(f"kernel dict of type {kind!r} has unknown field(s) {sorted(map(validation.shown, unknown))}")
     return {key: spec[key] for key in spec.keys() - {"type"}}
 
 
 def kernel_from_dict(spec) -> OperatorKernel:
-    """Build a kernel from its portable dict; ValueError/TypeError on a malformed dict."""
+    """Build a kernel from its portable dict; ValueError/TypeError naming the field on a malformed dict
+    (nested 'sum' dicts deeper than MAX_DEPTH and dicts that contain themselves included)."""
+    return _from_dict(spec, "kernel", ())
+
+
+def _from_dict(spec, where: str, enclosing: tuple) -> OperatorKernel:
+    """``where`` is the field's path (``kernel.terms[0].kernel``); ``enclosing`` the ids of the dicts above it."""
     if not isinstance(spec, dict):
-        raise TypeError(f"kernel must be an OperatorKernel or a dict, got {type(spec).__name__}")
+        raise TypeError(f"{where} must be an OperatorKernel or a dict, got {type(spec).__name__}")
+    if id(spec) in enclosing:
+        raise ValueError(f"{where} is a kernel dict that contains itself (a cycle)")
+    if len(enclosing) >= MAX_DEPTH:
+        raise ValueError(f"kernel dicts must not nest more than MAX_DEPTH = {MAX_DEPTH} deep; {where} is deeper")
     kind = spec.get("type")
     if not isinstance(kind, str):
-        raise ValueError(f"kernel dict must have a string field 'type', got {spec!r}")
+        raise ValueError(f"{where} dict must have a string field 'type', got {type(kind).__name__} {validation.shown(kind)}")
+    try:
+        return _build(spec, kind, where, enclosing + (id(spec),))
+    except (ValueError, TypeError) as error:
+        if str(error).startswith(("kernel.", "kernel dicts")):   # already names its path
+            raise
+        raise type(error)(f"{where}: {error}") from None
+
+
+def _build(spec: dict, kind: str, where: str, enclosing: tuple) -> OperatorKernel:
     if kind.endswith("_separable") and kind[: -len("_separable")] in SCALAR_KERNELS:
         scalar_cls = SCALAR_KERNELS[kind[: -len("_separable")]]
         scalar_fields = {"gaussian": ({"mu"}, set()), "linear": (set(), set()),
@@ -56,8 +80,9 @@ def kernel_from_dict(spec) -> OperatorKernel:
         pairs = []
         for index, term in enumerate(terms):
             if not (isinstance(term, dict) and term.keys() == {"weight", "kernel"}):
-                raise ValueError(f"terms[{index}] of a 'sum' kernel dict must be {{'weight': w, 'kernel': {{...}}}}, got {term!r}")
-            pairs.append((term["weight"], kernel_from_dict(term["kernel"])))
+                raise ValueError(f"terms[{index}] of a 'sum' kernel dict must be {{'weight': w, 'kernel': {{...}}}}, "
+                                 f"got {validation.shown(term)}")
+            pairs.append((term["weight"], _from_dict(term["kernel"], f"{where}.terms[{index}].kernel", enclosing)))
         return WeightedSum(pairs)
     known = sorted([f"{name}_separable" for name in SCALAR_KERNELS] + ["linear_quadratic", "feature", "sum"])
     raise ValueError(f"unknown kernel type {kind!r}; known types: {', '.join(known)}")

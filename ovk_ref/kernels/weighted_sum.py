@@ -15,7 +15,7 @@ class WeightedSum(OperatorKernel):
         checked = []
         for index, term in enumerate(terms):
             if not (isinstance(term, tuple) and len(term) == 2 and isinstance(term[1], OperatorKernel)):
-                raise TypeError(f"terms[{index}] must be a (weight, OperatorKernel) pair, got {term!r}")
+                raise TypeError(f"terms[{index}] must be a (weight, OperatorKernel) pair, got {validation.shown(term)}")
             checked.append((validation.non_negative(f"terms[{index}] weight", term[0]), term[1]))
         dims = {kernel.d for _, kernel in checked}
         if len(dims) != 1:

@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 import ovk_ref
 from ovk_ref import tolerances
-from proofs_check import profiles, report
+from proofs_check import outputs, profiles, report
 from proofs_check.claims import CLAIMS
 from proofs_check.runner import run_claim
 
@@ -25,7 +25,7 @@ def register(subparsers) -> None:
                         help=f"Hypothesis profile (default: ${profiles.ENVIRONMENT_VARIABLE}, else ci when $CI is set, else dev)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the search (makes dev/thorough reproducible; "
                         "ci is derandomised unless a seed is given)")
-    parser.add_argument("--json", metavar="FILE", help="also write the verdicts, counterexamples included, as JSON")
+    parser.add_argument("--json", metavar="FILE", help="also write the verdicts, counterexamples included, as JSON (- for standard output)")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.set_defaults(run=run)
 
@@ -55,8 +55,7 @@ def run(args) -> int:
     print(f"\n{len(verdicts)} claims, profile {profile}, seed {args.seed}, {seconds:.1f} s; {rechecked} near-zero margins "
           f"recomputed at {tolerances.RECHECK_DIGITS} digits; margins are relative (bound - observed)/scale.")
     print("every verdict as expected" if not differing else f"verdicts differing from the expected one: {', '.join(differing)}")
-    if args.json:
-        with open(args.json, "w") as handle:
-            handle.write(report.to_json(verdicts, profile=profile, seed=args.seed, seconds=seconds,
-                                        ovk_ref_version=ovk_ref.__version__, spec_version=ovk_ref.SPEC_VERSION))
+    if args.json:   # "-" (standard output) or a path, checked by the CLI before the run
+        outputs.write_text(args.json, report.to_json(verdicts, profile=profile, seed=args.seed, seconds=seconds,
+                                                     ovk_ref_version=ovk_ref.__version__, spec_version=ovk_ref.SPEC_VERSION))
     return 1 if differing else 0

@@ -1,9 +1,10 @@
-"""The reference as a CI correctness oracle (issue 4): golden vectors, a runner, pytest helpers.
+"""The reference as a CI correctness oracle (issues 4 and 9): golden vectors, regimes, fresh cases, hosts.
 
-``run(implementation)`` checks every stored case the implementation offers; ``assert_conforms`` and
-``parametrize_with_vectors`` put that into a pytest suite; ``ovk-check conform MODULE[:ATTR]`` is the CLI.
-The protocol is in ``protocol.py``, the vector format in ``vectors.py``; ``python -m
-proofs_check.conformance.generate`` regenerates the vectors from ``cases.py``.
+``run(implementation, level=...)`` checks the stored cases of a level and fresh cases drawn from a seed;
+``assert_conforms`` and ``parametrize_with_vectors`` put that into a pytest suite; ``ovk-check conform
+MODULE[:ATTR]`` (or ``--command CMD``) runs an implementation in its own process. The protocol is in
+``protocol.py`` (Python) and ``wire.py`` (any language), the vector format in ``vectors.py``, the tolerance
+policy in ``tolerance.py``; ``python -m proofs_check.conformance.generate`` regenerates the vectors.
 """
 from proofs_check.conformance.protocol import load_implementation
 from proofs_check.conformance.pytest_helpers import assert_conforms, parametrize_with_vectors

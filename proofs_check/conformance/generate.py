@@ -1,15 +1,21 @@
-"""Regenerate the golden vectors from ``cases.py`` with ovk_ref at 50 digits (issue 4, item 1).
+"""Regenerate the golden vectors: the quick cases (``cases.py``) with ovk_ref at 50 digits, the regimes
+(``regimes.py``) with ovk_ref in float64, and the manifest (issue 4, item 1; issue 9, items 1 and 6).
 
-    python -m proofs_check.conformance.generate            # rewrite vectors/*.json
-    python -m proofs_check.conformance.generate --check    # exit 1 if the stored files differ
+    python -m proofs_check.conformance.generate                 # rewrite every vector file and the manifest
+    python -m proofs_check.conformance.generate --quick         # only the quick files (seconds)
+    python -m proofs_check.conformance.generate --check         # exit 1 if the stored files differ
 
-After a change to any case, bump ``vectors/VERSION`` and add a line to ``vectors/CHANGELOG.md``.
+The regimes take a few minutes (ovk_ref float64, up to 140000 rounds). After a change to any case, bump
+``vectors/VERSION`` and add a line to ``vectors/CHANGELOG.md``.
 """
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
+import re
 import sys
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -17,50 +23,61 @@ import numpy as np
 import ovk_ref
 from ovk_ref import tolerances
 from proofs_check.conformance import cases as case_definitions
+from proofs_check.conformance import manifest
+from proofs_check.conformance.regimes import QUICK_REGIME, REFERENCE_REASON, REGIMES, stored_rounds
 from proofs_check.conformance.vectors import (
-    ALGORITHMS, EXACT_FIELDS, FORMAT, VECTORS_VERSION, encode_floats, truncation_argument, vector_path,
+    ALGORITHMS, EXACT_FIELDS, FORMAT, VECTORS_VERSION, encode_floats, regime_path, truncation_argument,
+    vector_path,
 )
 
 #: digits of the reference run and digits stored (the run's last digits carry its own round-off)
 DIGITS, STORED_DIGITS = 50, 40
 
-TOLERANCE = {
-    "rtol": tolerances.CONFORMANCE_RTOL,
-    "constant": "ovk_ref.tolerances.CONFORMANCE_RTOL",
-    "reason": "float64 against a 50-digit reference, per field, relative to the field's scale max|expected| "
-              "(exactly 0 when the field is all zeros); integer fields exactly. Round-off of a float64 run of "
-              "this case is about 1e-14; every algorithmic error the suite targets is above 1e-3.",
-}
+QUICK_REFERENCE = {"precision": "mpmath-50",
+                   "reason": "ovk_ref at 50 digits, 40 stored: the stored values are exact to far below any tolerance"}
 
 HEADER = {
     "onorma": "ONORMA, Algorithm 1 of Audiffren & Kadri as restated in docs/paper-spec.md section 5",
     "monorma": "MONORMA, Algorithm 2, spec section 6 (all_zero='keep': delta kept when every w_j = 0, E22)",
     "batch_ridge": "batch regularised least squares, spec section 7.1: c = (G + t lam I)^{-1} vec(Y)",
 }
+TOLERANCE_NOTE = "tolerances are not data: proofs_check/conformance/tolerance.py"
 
 
 def _decimal(value) -> str:
     return mpmath.nstr(value, STORED_DIGITS)
 
 
-def _expected(algorithm: str, case: dict) -> dict:
-    arguments = dict(case["arguments"])
+def reference_fields(algorithm: str, X, Y, arguments: dict, precision=None) -> dict:
+    """Every record field of ovk_ref's run (``precision``: None for float64, or digits), as arrays."""
+    arguments = dict(arguments)
     if "truncation" in arguments:
         arguments["truncation"] = truncation_argument(arguments["truncation"])
-    run = getattr(ovk_ref, algorithm)
+    result = getattr(ovk_ref, algorithm)(X, Y, precision=precision, **arguments)
+    return {"coefficients": result} if algorithm == "batch_ridge" else result.to_dict()
+
+
+def _expected(algorithm: str, case: dict) -> dict:
     with mpmath.workdps(DIGITS):
-        result = run(case["X"], case["Y"], precision=DIGITS, **arguments)
-        fields = {"coefficients": result} if algorithm == "batch_ridge" else result.to_dict()
+        fields = reference_fields(algorithm, case["X"], case["Y"], case["arguments"], DIGITS)
         return {name: (np.asarray(values).tolist() if name in EXACT_FIELDS
                        else np.vectorize(_decimal, otypes=[object])(values).tolist())
                 for name, values in fields.items()}
 
 
+def _expected_float64(algorithm: str, case: dict, rounds) -> dict:
+    """ovk_ref float64, only the rows of ``rounds`` (1-based; None: all) of the round and final fields."""
+    fields = reference_fields(algorithm, case["X"], case["Y"], case["arguments"])
+    rows = slice(None) if rounds is None else rounds - 1
+    return {name: (np.asarray(values)[rows].tolist() if name in EXACT_FIELDS else encode_floats(np.asarray(values)[rows]))
+            for name, values in fields.items()}
+
+
 def _check_conditioning(case: dict) -> None:
     kernel = ovk_ref.as_kernel(case["arguments"]["kernel"])
     t = len(case["X"])
-    system = kernel.gram(case["X"]) + t * case["arguments"]["lam"] * np.eye(t * kernel.d)
-    condition = np.linalg.cond(system)
+    eigenvalues = np.linalg.eigvalsh(kernel.gram(case["X"]) + t * case["arguments"]["lam"] * np.eye(t * kernel.d))
+    condition = eigenvalues[-1] / eigenvalues[0]
     if condition > tolerances.BATCH_CONDITION_LIMIT:
         raise ValueError(f"batch case {case['id']!r}: condition number {condition:.3g} exceeds BATCH_CONDITION_LIMIT")
 
@@ -71,14 +88,38 @@ def vector_file(algorithm: str) -> dict:
     for case in case_definitions.CASES[algorithm]():
         if algorithm == "batch_ridge":
             _check_conditioning(case)
-        stored.append({"id": case["id"], "comment": case["comment"], "flags": case["flags"],
+        stored.append({"id": case["id"], "comment": case["comment"], "flags": case["flags"], "regime": QUICK_REGIME,
+                       "reference": QUICK_REFERENCE, "rounds": None,
                        "inputs": {"X": encode_floats(case["X"]), "Y": encode_floats(case["Y"])},
-                       "arguments": case["arguments"], "tolerance": TOLERANCE,
-                       "expected": _expected(algorithm, case)})
+                       "arguments": case["arguments"], "expected": _expected(algorithm, case)})
     return {"format": FORMAT, "algorithm": algorithm, "vectorsVersion": VECTORS_VERSION,
-            "specVersion": ovk_ref.SPEC_VERSION, "header": HEADER[algorithm],
+            "specVersion": ovk_ref.SPEC_VERSION, "header": HEADER[algorithm], "tolerance": TOLERANCE_NOTE,
             "generator": "python -m proofs_check.conformance.generate", "referenceDigits": DIGITS,
             "numberOfCases": len(stored), "cases": stored}
+
+
+def regime_file(regime: str) -> dict:
+    """The content of ``vectors/regimes/<regime>.json.gz``, computed afresh (ovk_ref float64)."""
+    description, build = REGIMES[regime]
+    stored = []
+    for algorithm, case in build():
+        if algorithm == "batch_ridge":
+            _check_conditioning(case)
+        n = len(case["X"])
+        rounds = None if algorithm == "batch_ridge" or n == len(stored_rounds(n)) else stored_rounds(n)
+        stored.append({"algorithm": algorithm, "id": case["id"], "comment": case["comment"], "flags": case["flags"],
+                       "regime": regime, "reference": {"precision": "float64", "reason": REFERENCE_REASON},
+                       "rounds": None if rounds is None else rounds.tolist(),
+                       "inputs": {"X": encode_floats(case["X"]), "Y": encode_floats(case["Y"])},
+                       "arguments": case["arguments"], "expected": _expected_float64(algorithm, case, rounds)})
+    return {"format": FORMAT, "regime": regime, "description": description, "vectorsVersion": VECTORS_VERSION,
+            "specVersion": ovk_ref.SPEC_VERSION, "tolerance": TOLERANCE_NOTE,
+            "generator": "python -m proofs_check.conformance.generate", "numberOfCases": len(stored), "cases": stored}
+
+
+def compress(content: dict) -> bytes:
+    """Deterministic gzip of compact JSON (mtime 0: the same bytes on every machine)."""
+    return gzip.compress(json.dumps(content, separators=(",", ":")).encode(), mtime=0)
 
 
 def _render(value, indent: str) -> str:
@@ -96,20 +137,43 @@ def render(content: dict) -> str:
     return _render(content, "") + "\n"
 
 
+def _manifest_text(paths) -> str:
+    return json.dumps(manifest.build(paths), indent=1, sort_keys=True) + "\n"
+
+
+def _pin_manifest_digest(digest: str) -> None:
+    source = Path(manifest.__file__)
+    text = re.sub(r'MANIFEST_SHA256 = "[0-9a-f]{64}"', f'MANIFEST_SHA256 = "{digest}"', source.read_text())
+    source.write_text(text)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m proofs_check.conformance.generate", description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare with the stored files instead of writing")
+    parser.add_argument("--quick", action="store_true", help="only the quick vector files (not the regimes)")
     args = parser.parse_args(argv)
+    files = {vector_path(algorithm): (lambda algorithm=algorithm: render(vector_file(algorithm)).encode())
+             for algorithm in ALGORITHMS}
+    if not args.quick:
+        files.update({regime_path(regime): (lambda regime=regime: compress(regime_file(regime))) for regime in REGIMES})
     differing = []
-    for algorithm in ALGORITHMS:
-        text = render(vector_file(algorithm))
-        path = vector_path(algorithm)
+    for path, content in files.items():
+        data = content()
         if args.check:
-            if not path.exists() or path.read_text() != text:
+            if not path.exists() or path.read_bytes() != data:
                 differing.append(path.name)
         else:
-            path.write_text(text)
-            print(f"wrote {path} ({len(text)} bytes)")
+            path.parent.mkdir(exist_ok=True)
+            path.write_bytes(data)
+            print(f"wrote {path} ({len(data)} bytes)", flush=True)
+    all_files = [vector_path(algorithm) for algorithm in ALGORITHMS] + [regime_path(regime) for regime in REGIMES]
+    if args.check:
+        if not args.quick and manifest.MANIFEST_PATH.read_text() != _manifest_text(all_files):
+            differing.append(manifest.MANIFEST_PATH.name)
+    else:   # the manifest covers every file (with --quick the regime files on disk)
+        manifest.MANIFEST_PATH.write_text(_manifest_text(all_files))
+        _pin_manifest_digest(manifest.sha256(manifest.MANIFEST_PATH))
+        print(f"wrote {manifest.MANIFEST_PATH} and pinned its sha256 in {manifest.__file__}")
     if differing:
         print(f"stored vectors differ from a fresh generation: {', '.join(differing)}", file=sys.stderr)
         return 1

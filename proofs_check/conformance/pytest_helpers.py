@@ -19,9 +19,10 @@ from proofs_check.conformance.runner import check_case, run
 from proofs_check.conformance.vectors import ALGORITHMS, Case, load_cases
 
 
-def assert_conforms(implementation, algorithms=ALGORITHMS) -> None:
-    """AssertionError listing every failing case (and its first diverging round) unless all offered cases pass."""
-    report = run(implementation, algorithms)
+def assert_conforms(implementation, algorithms=ALGORITHMS, *, level: str = "quick", seed: int = 0) -> None:
+    """AssertionError listing every failing case (and its first diverging round) unless all offered cases of
+    ``level`` (and its fresh cases drawn from ``seed``) pass."""
+    report = run(implementation, algorithms, level=level, seed=seed)
     if not report.passed:
         raise AssertionError("implementation does not conform to the golden vectors:\n" + report.text(verbose=True))
 

@@ -1,14 +1,22 @@
-"""Run golden vectors against an implementation and say, per case, where it drifts (issue 4, item 3)."""
+"""Run cases against an implementation and say, per case, where it drifts (issue 4, item 3; issue 9).
+
+``run`` takes the cases of a level (stored quick cases, stored regimes, fresh cases drawn from a seed) and a
+host (``hosts.py``: in this process, in an isolated worker process, or an external command), compares every
+returned field with the reference under the tolerance policy (``tolerance.py``) and returns a ``Report``.
+"""
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 import ovk_ref
-from proofs_check.conformance.protocol import implementation_name, offered, result_field
+from proofs_check.conformance import fresh, tolerance
+from proofs_check.conformance.hosts import CallResult, InProcessHost
+from proofs_check.conformance.levels import LEVELS, level_cases
 from proofs_check.conformance.vectors import (
-    ALGORITHMS, EXACT_FIELDS, FINAL_FIELDS, REQUIRED_FIELDS, ROUND_FIELDS, VECTORS_VERSION, Case, load_cases,
+    ALGORITHMS, EXACT_FIELDS, FINAL_FIELDS, REQUIRED_FIELDS, ROUND_FIELDS, VECTORS_VERSION, Case,
 )
 
 
@@ -16,17 +24,23 @@ from proofs_check.conformance.vectors import (
 class Outcome:
     """The verdict on one case. ``diverging_round`` is the first round t (1-based) whose row of
     ``diverging_field`` is outside the tolerance; for final-state fields (``coefficients``)
-    ``diverging_index`` is the first coefficient index i (1-based) instead."""
+    ``diverging_index`` is the first coefficient index i (1-based) instead. ``field_errors`` holds the worst
+    relative error of each checked field (None: not finite)."""
 
     algorithm: str
     case: str
     status: str                     # "pass", "fail" or "skip"
+    regime: str = "basic"
+    size: str = ""
+    origin: str = ""
+    seconds: float = 0.0
     max_abs_error: float | None = None
     max_rel_error: float | None = None
     diverging_round: int | None = None
     diverging_field: str | None = None
     diverging_index: int | None = None
     fields_checked: list = field(default_factory=list)
+    field_errors: dict = field(default_factory=dict)
     message: str = ""
 
     @property
@@ -40,7 +54,7 @@ class Outcome:
     def line(self) -> str:
         errors = ("" if self.max_abs_error is None
                   else f"max abs {self.max_abs_error:9.2e}  max rel {self.max_rel_error:9.2e}")
-        text = f"{self.status.upper():4s}  {self.algorithm:11s} {self.case:32s} {errors}"
+        text = f"{self.status.upper():4s}  {self.algorithm:11s} {self.case:32s} [{self.regime}] {errors}"
         if self.status == "fail":
             text += f"  first divergence: {self.where}" if self.where else f"  {self.message}"
         return text.rstrip()
@@ -55,51 +69,57 @@ class _FieldCheck:
     message: str
 
 
-def _check_field(case: Case, name: str, value) -> _FieldCheck:
+def _check_field(case: Case, name: str, value, rtol: float) -> _FieldCheck:
     expected = case.expected[name]
+    if isinstance(value, np.ndarray) and np.iscomplexobj(value) or isinstance(value, complex):
+        imaginary = float(np.max(np.abs(np.imag(value)))) if np.size(value) else 0.0
+        return _FieldCheck(name, np.inf, np.inf, 0, f"{name} is complex (max |imaginary part| {imaginary:.3g})")
     try:
         actual = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as error:
-        return _FieldCheck(name, np.inf, np.inf, 0, f"{name} is not an array of numbers ({error})")
-    if actual.shape != expected.shape:
-        return _FieldCheck(name, np.inf, np.inf, 0, f"{name} has shape {actual.shape}, expected {expected.shape}")
+        return _FieldCheck(name, np.inf, np.inf, 0, f"{name} is not an array of real numbers ({error})")
+    full_shape = expected.shape if case.rounds is None else (len(case.X),) + expected.shape[1:]
+    if actual.shape != full_shape:
+        return _FieldCheck(name, np.inf, np.inf, 0, f"{name} has shape {actual.shape}, expected {full_shape}")
+    if case.rounds is not None:
+        actual = actual[case.rounds - 1]
     with np.errstate(invalid="ignore"):
         error = np.abs(actual - expected)
-    error[~np.isfinite(actual)] = np.inf
+    non_finite = ~np.isfinite(actual) & np.isfinite(expected)
+    error[non_finite] = np.inf
+    error[~np.isfinite(actual) & ~np.isfinite(expected) & (actual.astype(str) == expected.astype(str))] = 0.0
     rows = error.reshape(len(error), -1).max(axis=1) if error.size else error
-    scale = float(np.max(np.abs(expected))) if expected.size else 0.0
-    tolerance = 0.0 if name in EXACT_FIELDS else case.rtol * scale
+    finite = np.isfinite(expected)
+    scale = float(np.max(np.abs(expected[finite]))) if np.any(finite) else 0.0
+    tolerance = 0.0 if name in EXACT_FIELDS else rtol * scale
     max_abs = float(np.max(error)) if error.size else 0.0
     max_rel = max_abs / scale if scale > 0 else (0.0 if max_abs == 0 else np.inf)
-    bad = np.flatnonzero(rows > tolerance)
+    bad = np.flatnonzero(~(rows <= tolerance))
     if not bad.size:
         return _FieldCheck(name, max_abs, max_rel, None, "")
     row = int(bad[0])
+    label = row + 1 if case.rounds is None else int(case.rounds[row])
+    reason = " (non-finite where the reference is finite)" if np.any(non_finite.reshape(len(error), -1)[row]) else ""
     return _FieldCheck(name, max_abs, max_rel, row,
-                       f"{name} row {row + 1}: expected {expected[row].tolist()}, got {actual[row].tolist()} "
-                       f"(error {rows[row]:.3g} > tolerance {tolerance:.3g} = rtol {case.rtol:g} x scale {scale:.3g})")
+                       f"{name} row {label}: expected {expected[row].tolist()}, got {actual[row].tolist()}{reason} "
+                       f"(error {rows[row]:.3g} > tolerance {tolerance:.3g} = rtol {rtol:g} x scale {scale:.3g})")
 
 
-def check_case(function, case: Case) -> Outcome:
-    """Call ``function`` on one case and compare every returned field with the expected values."""
-    outcome = Outcome(case.algorithm, case.id, "fail")
-    try:
-        # floating-point warnings (overflow, 0/0) are not a verdict: the values they produce are compared
-        with np.errstate(all="ignore"):
-            result = function(case.X.copy(), case.Y.copy(), **case.call_arguments())
-    except Exception as error:  # the implementation's failure is the finding
-        outcome.message = f"raised {type(error).__name__}: {error}"
-        return outcome
+def check_fields(case: Case, fields: dict, precision: str = "float64") -> Outcome:
+    """Compare the returned ``fields`` (name -> array) of one case with the reference."""
+    outcome = Outcome(case.algorithm, case.id, "fail", case.regime, case.size, case.origin)
+    rtol = tolerance.rtol(precision)
     checks = []
     for name in ROUND_FIELDS[case.algorithm] + FINAL_FIELDS[case.algorithm]:
-        value = result_field(case.algorithm, result, name)
-        if value is None:
+        value = fields.get(name)
+        if value is None or name not in case.expected:
             if name in REQUIRED_FIELDS[case.algorithm]:
                 outcome.message = f"returned no {name!r} (required by the protocol)"
                 return outcome
             continue
-        checks.append(_check_field(case, name, value))
+        checks.append(_check_field(case, name, value, rtol))
     outcome.fields_checked = [check.name for check in checks]
+    outcome.field_errors = {check.name: (check.max_rel if np.isfinite(check.max_rel) else None) for check in checks}
     outcome.max_abs_error = max(check.max_abs for check in checks)
     outcome.max_rel_error = max(check.max_rel for check in checks)
     failing = [check for check in checks if check.first_bad_row is not None]
@@ -109,13 +129,38 @@ def check_case(function, case: Case) -> Outcome:
     per_round = [check for check in failing if check.name in ROUND_FIELDS[case.algorithm]]
     first = min(per_round, key=lambda check: check.first_bad_row) if per_round else failing[0]
     outcome.diverging_field = first.name
+    label = (lambda row: row + 1) if case.rounds is None else (lambda row: int(case.rounds[row]))
     if per_round:
-        outcome.diverging_round = first.first_bad_row + 1
+        outcome.diverging_round = label(first.first_bad_row)
     else:   # final state: after the last round (batch: no rounds)
-        outcome.diverging_index = first.first_bad_row + 1
+        outcome.diverging_index = label(first.first_bad_row)
         outcome.diverging_round = None if case.algorithm == "batch_ridge" else len(case.X)
     outcome.message = "; ".join(check.message for check in failing)
     return outcome
+
+
+def judge(case: Case, result: CallResult, precision: str = "float64") -> Outcome:
+    """The outcome of one call: a failure of the call itself (exit, crash, timeout, exception, mutated
+    input) or the comparison of its fields."""
+    if result.unsupported is not None:
+        return Outcome(case.algorithm, case.id, "skip", case.regime, case.size, case.origin, result.seconds,
+                       message=result.unsupported)
+    if result.error is not None:
+        outcome = Outcome(case.algorithm, case.id, "fail", case.regime, case.size, case.origin, result.seconds,
+                          message=result.error)
+    else:
+        outcome = check_fields(case, result.fields, precision)
+        outcome.seconds = result.seconds
+    if result.mutated:
+        outcome.status = "fail"
+        outcome.message = (f"modified its input(s) {', '.join(result.mutated)} in place"
+                           + (f"; {outcome.message}" if outcome.message else ""))
+    return outcome
+
+
+def check_case(function, case: Case, precision: str = "float64") -> Outcome:
+    """Call ``function`` on one case in this process and compare every returned field."""
+    return judge(case, InProcessHost({case.algorithm: function}).call(case), precision)
 
 
 @dataclass
@@ -124,6 +169,12 @@ class Report:
     outcomes: list
     #: algorithm -> number of its cases not run because the implementation does not offer it
     not_offered: dict
+    level: str = "quick"
+    seed: int | None = None
+    precision: str = "float64"
+    regimes: list = field(default_factory=list)
+    #: cases left out because they are outside the precision class, with the reason
+    outside_class: dict = field(default_factory=dict)
 
     @property
     def passed(self) -> bool:
@@ -134,16 +185,33 @@ class Report:
     def counts(self) -> dict:
         return {status: sum(outcome.status == status for outcome in self.outcomes) for status in ("pass", "fail", "skip")}
 
+    def worst_errors(self) -> dict:
+        """Field -> (worst relative error over every case, the case), None where an error is not finite."""
+        worst = {}
+        for outcome in self.outcomes:
+            for name, error in outcome.field_errors.items():
+                value = np.inf if error is None else error
+                if name not in worst or value > worst[name][0]:
+                    worst[name] = (value, f"{outcome.algorithm}:{outcome.case}")
+        return worst
+
     def text(self, verbose: bool = False) -> str:
-        lines = [f"implementation {self.implementation}; golden vectors version {VECTORS_VERSION} "
-                 f"(spec {ovk_ref.SPEC_VERSION})"]
+        lines = [f"implementation {self.implementation}; level {self.level} (regimes: {', '.join(self.regimes)}); "
+                 f"fresh-case seed {self.seed}; precision {self.precision} (rtol {tolerance.rtol(self.precision):g}); "
+                 f"golden vectors version {VECTORS_VERSION} (spec {ovk_ref.SPEC_VERSION})"]
         for algorithm, count in self.not_offered.items():
             lines.append(f"SKIP  {algorithm:11s} ({count} cases): the implementation offers no {algorithm}")
+        for name, reason in self.outside_class.items():
+            lines.append(f"SKIP  {name}: outside the {self.precision} class: {reason}")
         for outcome in self.outcomes:
-            if outcome.status != "skip":
+            if outcome.status == "fail" or verbose and outcome.status == "pass":
                 lines.append(outcome.line())
                 if outcome.status == "fail" and verbose:
                     lines.append(f"      {outcome.message}")
+        worst = self.worst_errors()
+        if worst:
+            lines.append("worst relative error per field: " + ", ".join(
+                f"{name} {error:.2e} ({case})" for name, (error, case) in worst.items()))
         counts = self.counts()
         lines.append(f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped"
                      + ("" if self.outcomes and len(self.not_offered) < len(ALGORITHMS)
@@ -151,21 +219,60 @@ class Report:
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        return {"implementation": self.implementation, "vectors_version": VECTORS_VERSION,
-                "spec_version": ovk_ref.SPEC_VERSION, "passed": self.passed, "counts": self.counts(),
-                "not_offered": self.not_offered,
-                "cases": [{key: (None if isinstance(value, float) and not np.isfinite(value) else value)
-                           for key, value in asdict(outcome).items()} for outcome in self.outcomes]}
+        def clean(value):
+            return None if isinstance(value, float) and not np.isfinite(value) else value
+        return {"implementation": self.implementation, "level": self.level, "seed": self.seed,
+                "precision": self.precision, "rtol": tolerance.rtol(self.precision), "regimes": self.regimes,
+                "vectors_version": VECTORS_VERSION, "spec_version": ovk_ref.SPEC_VERSION, "passed": self.passed,
+                "counts": self.counts(), "not_offered": self.not_offered, "outside_class": self.outside_class,
+                "worst_errors": {name: {"rel_error": clean(error), "case": case}
+                                 for name, (error, case) in self.worst_errors().items()},
+                "cases": [{key: clean(value) for key, value in asdict(outcome).items()} for outcome in self.outcomes]}
 
 
-def run(implementation, algorithms=ALGORITHMS) -> Report:
-    """Every stored case of ``algorithms`` that the implementation offers; the others are skipped."""
-    functions = offered(implementation)
-    outcomes, not_offered = [], {}
-    for case in load_cases(algorithms):
-        if case.algorithm in functions:
-            outcomes.append(check_case(functions[case.algorithm], case))
-        else:
-            outcomes.append(Outcome(case.algorithm, case.id, "skip", message=f"no {case.algorithm}"))
+def _progress(index: int, total: int, outcome: Outcome, stream) -> None:
+    where = f" at {outcome.where}" if outcome.status == "fail" and outcome.where else ""
+    print(f"[{index}/{total}] {outcome.status.upper():4s} {outcome.regime:16s} {outcome.algorithm}:{outcome.case} "
+          f"({outcome.size}) {outcome.seconds:.2f}s{where}", file=stream, flush=True)
+
+
+def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", seed: int | None = 0,
+        fuzz: int | None = None, precision: str = "float64", host=None, cases=None, progress=None,
+        on_failure=None) -> Report:
+    """Every case of ``level`` (plus ``fuzz`` fresh cases drawn from ``seed``; the level's default count when
+    None) of the algorithms the implementation offers. ``host`` runs the calls (default: this process, on
+    ``implementation``); ``cases`` replaces the level's cases; ``progress`` (a stream, e.g. sys.stderr) gets one
+    line per case; ``on_failure(case, outcome)`` is called for each failing case (e.g. to shrink it)."""
+    tolerance.rtol(precision)
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
+    stored = cases is None
+    if stored:   # read (and integrity-check) the vectors before starting the implementation
+        cases = level_cases(level, algorithms)
+    host = host if host is not None else InProcessHost(implementation)
+    offered = host.offered()
+    count = LEVELS[level].fresh if fuzz is None else fuzz
+    drawable = [algorithm for algorithm in algorithms if algorithm in offered]
+    if stored and count and drawable:
+        cases += fresh.fresh_cases(seed, count, drawable)
+    outcomes, not_offered, outside = [], {}, {}
+    for index, case in enumerate(cases, 1):
+        reason = tolerance.outside_class(case, precision)
+        if case.algorithm not in offered:
+            outcome = Outcome(case.algorithm, case.id, "skip", case.regime, case.size, case.origin,
+                              message=f"no {case.algorithm}")
             not_offered[case.algorithm] = not_offered.get(case.algorithm, 0) + 1
-    return Report(implementation_name(implementation), outcomes, not_offered)
+        elif reason is not None:
+            outcome = Outcome(case.algorithm, case.id, "skip", case.regime, case.size, case.origin, message=reason)
+            outside[case.name] = reason
+        else:
+            started = time.perf_counter()
+            outcome = judge(case, host.call(case), precision)
+            outcome.seconds = outcome.seconds or time.perf_counter() - started
+            if outcome.status == "fail" and on_failure is not None:
+                on_failure(case, outcome)
+        outcomes.append(outcome)
+        if progress is not None and outcome.status != "skip":
+            _progress(index, len(cases), outcome, progress)
+    regimes = sorted({case.regime for case in cases}, key=[case.regime for case in cases].index)
+    return Report(host.name, outcomes, not_offered, level, seed, precision, regimes, outside)

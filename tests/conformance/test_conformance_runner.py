@@ -9,7 +9,8 @@ import ovk_fast
 import ovk_ref
 from ovk_ref import tolerances
 from proofs_check import cli
-from proofs_check.conformance import assert_conforms, parametrize_with_vectors, run
+from proofs_check.conformance import VECTORS_VERSION, assert_conforms, parametrize_with_vectors, run
+from proofs_check.conformance.levels import LEVELS
 from proofs_check.mutants import MUTANTS
 
 
@@ -78,28 +79,35 @@ def test_planted_fault_is_rejected_at_its_first_diverging_round(mutant, algorith
     assert (outcome.status, outcome.diverging_round, outcome.diverging_field) == ("fail", *minimal)
 
 
-def test_cli_names_the_diverging_round_and_exits_1_for_a_planted_fault(capsys):
-    assert cli.main(["conform", "proofs_check.mutants:MUTANTS.kernel_transposed"]) == 1
+def test_cli_names_the_diverging_round_and_exits_1_for_a_planted_fault(capsys, tmp_path):
+    assert cli.main(["conform", "proofs_check.mutants:MUTANTS.kernel_transposed", "--level", "quick",
+                     "--shrunk-dir", str(tmp_path)]) == 1
     output = capsys.readouterr().out
-    assert "FAIL  onorma      feature-d2-squared " in output and "first divergence: t=2 predictions" in output
+    assert "FAIL  onorma      feature-d2-squared               [basic]" in output
+    assert "first divergence: t=2 predictions" in output
     assert "SKIP  monorma" in output
 
 
 def test_cli_exits_0_for_ovk_fast_and_writes_the_json_report(tmp_path, capsys):
     path = tmp_path / "report.json"
-    assert cli.main(["conform", "ovk_fast", "--json", str(path)]) == 0
+    assert cli.main(["conform", "ovk_fast", "--level", "quick", "--seed", "5", "--json", str(path)]) == 0
     report = json.loads(path.read_text())
     assert report["passed"] and report["counts"]["fail"] == 0 and report["counts"]["pass"] == len(report["cases"])
     assert all(case["max_rel_error"] <= tolerances.CONFORMANCE_RTOL for case in report["cases"])
+    assert (report["level"], report["seed"], report["vectors_version"]) == ("quick", 5, VECTORS_VERSION)
+    assert report["regimes"] == ["basic", "fresh"]
+    assert sum(case["regime"] == "fresh" for case in report["cases"]) == LEVELS["quick"].fresh
+    progress = capsys.readouterr().err
+    assert "fresh-case seed 5" in progress and progress.count("PASS ") == len(report["cases"])
 
 
 def test_cli_exits_1_when_the_implementation_offers_nothing(capsys):
-    assert cli.main(["conform", "json"]) == 1
+    assert cli.main(["conform", "json", "--level", "quick"]) == 1
     assert "offers none of onorma, monorma, batch_ridge" in capsys.readouterr().out
 
 
 def test_cli_usage_error_for_a_missing_module(capsys):
-    assert cli.main(["conform", "no_such_module_for_conform"]) == 2
+    assert cli.main(["conform", "no_such_module_for_conform", "--level", "quick"]) == 2
     assert "cannot be imported" in capsys.readouterr().err
 
 
@@ -145,6 +153,17 @@ def test_missing_required_field_wrong_shape_and_exceptions_fail_with_a_message()
     assert raised.message == "raised RuntimeError: not implemented yet"
 
 
+def test_a_result_whose_fields_raise_is_a_failure_not_a_crash():
+    class Unreadable:
+        @property
+        def predictions(self):
+            raise RuntimeError("lazy result lost its device")
+    outcome = _outcome(SimpleNamespace(onorma=lambda *args, **kwargs: Unreadable()), "onorma", "gaussian-d3-squared")
+    assert outcome.message == ("returned a result whose fields cannot be read (RuntimeError: lazy result lost its "
+                               "device)")
+
+
 def test_assert_conforms_lists_the_failures():
     with pytest.raises(AssertionError, match="first divergence: t=2 predictions"):
         assert_conforms(MUTANTS["kernel_transposed"])
+

@@ -4,9 +4,11 @@ import json
 import numpy as np
 
 import ovk_ref
-from ovk_ref import tolerances
-from proofs_check.conformance import generate, load_cases
-from proofs_check.conformance.vectors import ALGORITHMS, VECTORS_DIR, VECTORS_VERSION, vector_path
+from proofs_check.conformance import generate, load_cases, run
+from proofs_check.conformance.regimes import REGIMES, stored_rounds
+from proofs_check.conformance.vectors import (
+    ALGORITHMS, VECTORS_DIR, VECTORS_VERSION, read_vector_file, regime_path, vector_path,
+)
 
 
 def test_stored_vectors_equal_a_fresh_generation():
@@ -17,13 +19,14 @@ def test_stored_vectors_equal_a_fresh_generation():
             f"bump vectors/VERSION and add a CHANGELOG line")
 
 
-def test_generate_check_mode_reports_a_changed_file(tmp_path, monkeypatch):
+def test_generate_check_mode_reports_a_changed_file(tmp_path, monkeypatch, capsys):
     for algorithm in ALGORITHMS:
         (tmp_path / f"{algorithm}.json").write_text(vector_path(algorithm).read_text())
     path = tmp_path / "batch_ridge.json"
     path.write_text(path.read_text().replace('"referenceDigits": 50', '"referenceDigits": 49'))
     monkeypatch.setattr(generate, "vector_path", lambda algorithm: tmp_path / f"{algorithm}.json")
-    assert generate.main(["--check"]) == 1
+    assert generate.main(["--check", "--quick"]) == 1
+    assert "batch_ridge.json" in capsys.readouterr().err
 
 
 def test_files_carry_the_version_and_the_changelog_has_a_line_for_it():
@@ -35,16 +38,17 @@ def test_files_carry_the_version_and_the_changelog_has_a_line_for_it():
 
 
 def test_vectors_are_small():
-    assert sum(vector_path(algorithm).stat().st_size for algorithm in ALGORITHMS) < 2_000_000
+    files = [vector_path(algorithm) for algorithm in ALGORITHMS] + [regime_path(regime) for regime in REGIMES]
+    assert sum(path.stat().st_size for path in files) < 4_000_000
 
 
-def test_every_tolerance_is_the_named_constant_with_a_reason():
-    for algorithm in ALGORITHMS:
-        for case in json.loads(vector_path(algorithm).read_text())["cases"]:
-            tolerance = case["tolerance"]
-            module, _, name = tolerance["constant"].rpartition(".")
-            assert module == "ovk_ref.tolerances" and tolerance["rtol"] == getattr(tolerances, name), case["id"]
-            assert len(tolerance["reason"]) > 40, case["id"]
+def test_no_tolerance_is_stored_in_the_data_and_every_reference_has_a_reason():
+    for path in [vector_path(algorithm) for algorithm in ALGORITHMS] + [regime_path(regime) for regime in REGIMES]:
+        content = read_vector_file(path)
+        assert "tolerances are not data" in content["tolerance"]
+        for case in content["cases"]:
+            assert "tolerance" not in case and "rtol" not in json.dumps(case), case["id"]
+            assert len(case["reference"]["reason"]) > 40, case["id"]
 
 
 def test_case_ids_are_unique():
@@ -96,3 +100,27 @@ def test_monorma_cases_cover_m_r_and_degenerate_weights():
 def test_batch_cases_cover_separable_non_separable_and_general_kernels():
     types = {ovk_ref.as_kernel(case.arguments["kernel"]).to_dict()["type"] for case in _cases("batch_ridge").values()}
     assert {"gaussian_separable", "linear_quadratic", "feature", "sum"} <= types
+
+
+def test_stored_regime_inputs_and_arguments_are_those_of_regimes_py():
+    for regime, (_, build) in REGIMES.items():
+        stored = {case.name: case for case in load_cases(ALGORITHMS, (regime,), basic=False)}
+        defined = build()
+        assert len(stored) == len(defined), regime
+        for algorithm, case in defined:
+            kept = stored[f"{algorithm}:{case['id']}"]
+            assert np.array_equal(kept.X, case["X"]) and np.array_equal(kept.Y, case["Y"]), kept.name
+            assert kept.arguments == json.loads(json.dumps(case["arguments"])), kept.name
+            assert kept.reference == "float64" and kept.regime == regime
+
+
+def test_ovk_ref_passes_a_regime_it_computes_in_a_second():
+    """The float64 reference reproduces its own stored values (the other regimes take minutes: by hand)."""
+    report = run(ovk_ref, cases=load_cases(ALGORITHMS, ("strong-shrink",), basic=False))
+    assert report.passed and report.regimes == ["strong-shrink"]
+
+
+def test_long_streams_store_the_boundary_rounds_only():
+    case = next(case for case in load_cases(("onorma",), ("long-stream",)) if case.id == "onorma-t4096-gaussian-d2")
+    assert len(case.X) == 4096 and np.array_equal(case.rounds, stored_rounds(4096))
+    assert case.expected["predictions"].shape == (len(case.rounds), 2)

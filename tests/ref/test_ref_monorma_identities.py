@@ -1,6 +1,7 @@
 """MONORMA (Algorithm 2) against the identities the spec proves: C16, C17, C24, the degenerate cases of
 spec 6.3 (all gamma = 0: keep delta; an absorbing zero weight), and the online API."""
 import numpy as np
+import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -175,9 +176,11 @@ def test_all_zero_gamma_literal_option_gives_nan_for_ever_after():
     """``all_zero="literal"``: the literal 0/0 of the box, NaN weights and predictions from then on (E22)."""
     X = np.array([[1.0, 0.5], [0.5, 1.0], [0.2, 0.3]])
     Y = np.array([[0.0, 0.0], [1.0, -2.0], [0.5, 0.5]])
-    record = ovk_ref.monorma(X, Y, TWO_KERNELS, lam=0.1, eta=0.5, r=2.0, all_zero="literal")
+    with pytest.warns(ovk_ref.DivergenceWarning, match="round 2: predictions"):   # NaN is not finite: said once
+        record = ovk_ref.monorma(X, Y, TWO_KERNELS, lam=0.1, eta=0.5, r=2.0, all_zero="literal")
     assert np.all(np.isnan(record.weights))
     assert np.all(np.isnan(record.predictions[1:]))
+    assert record.diverged_at == 2
 
 
 def test_absorbing_zero_weight():

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""A command-line ONORMA certified by ``ovk-check conform --command`` (protocol ``ovk-conform-1``,
+docs/conformance.md): it reads the case file, runs, writes the result file, and uses nothing from this
+repository, only the standard library and numpy, so it stands for an implementation in any language.
+
+    ovk-check conform --command "python examples/onorma_command.py" --level quick
+
+It implements ONORMA (spec 5.1) for separable Gaussian kernels, the squared loss and fixed windows, and answers
+``{"unsupported": ...}`` for every other case (those are skipped, not failed).
+"""
+import json
+import math
+import sys
+
+import numpy as np
+
+
+def decode(values):
+    return np.vectorize(lambda v: float.fromhex(v) if isinstance(v, str) else float(v), otypes=[float])(
+        np.array(values, dtype=object))
+
+
+def onorma(X, Y, mu, B, lam, eta, window):
+    n, d = Y.shape
+    alpha, predictions = np.zeros((n, d)), np.zeros((n, d))
+    lo = 0
+    for t in range(n):
+        k = np.exp(-np.sum((X[lo:t] - X[t]) ** 2, axis=1) / mu)     # K(x_t, x_i) = k B, i kept
+        predictions[t] = B @ (k @ alpha[lo:t])
+        eta_t = eta / math.sqrt(t + 1)
+        alpha[lo:t] *= 1 - eta_t * lam                                  # shrink
+        alpha[t] = -eta_t * (predictions[t] - Y[t])                     # squared loss gradient
+        lo = max(lo, t + 1 - window) if window else 0                   # keep the s_t most recent
+    return predictions, alpha
+
+
+def main(request_path, result_path):
+    with open(request_path) as file:
+        request = json.load(file)
+    arguments = request["arguments"]
+    kernel, truncation = arguments.get("kernel", {}), arguments.get("truncation")
+    if (request["algorithm"] != "onorma" or kernel.get("type") != "gaussian_separable"
+            or arguments["loss"]["type"] != "squared" or (truncation and truncation["type"] != "window")):
+        result = {"unsupported": "only ONORMA with a separable Gaussian kernel, the squared loss and fixed windows"}
+    else:
+        X, Y = decode(request["inputs"]["X"]), decode(request["inputs"]["Y"])
+        predictions, alpha = onorma(X, Y, kernel["mu"], np.array(kernel["B"], dtype=float), arguments["lam"],
+                                    arguments["eta"], truncation["s"] if truncation else None)
+        result = {"fields": {"predictions": [[float.hex(float(v)) for v in row] for row in predictions]}}
+    with open(result_path, "w") as file:
+        json.dump(result, file)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

@@ -1,0 +1,89 @@
+"""Writing a run's folder so that it is complete or absent, never a mix of two runs (issue 12, item 5).
+
+A run writes into a fresh hidden folder beside ``--out`` (``.NAME.partial-XXXX``), writes ``manifest.json``
+(every file and its sha256) last, then moves the folder into place: the previous output, if any, is renamed
+aside (``.NAME.previous-XXXX``), the new one renamed to ``NAME``, and the previous one deleted. A run stopped
+before the move leaves ``NAME`` untouched (an exception also deletes the partial folder; a kill leaves it, with
+no manifest); only a kill between the two renames, microseconds apart, leaves ``NAME`` missing, with both the
+previous and the new complete outputs beside it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import secrets
+from contextlib import contextmanager
+from pathlib import Path
+
+MANIFEST = "manifest.json"
+
+
+def check_replaceable(out_dir, outputs) -> None:
+    """ValueError, before any work, when ``out_dir`` exists and is not a folder of a previous run's ``outputs``
+    (so that ``--out .`` or a folder of other files is never replaced)."""
+    out_dir = Path(out_dir)
+    if not out_dir.exists():
+        return
+    if not out_dir.is_dir():
+        raise ValueError(f"--out must be a folder, got the file {out_dir}")
+    foreign = sorted(entry.name for entry in out_dir.iterdir() if entry.name not in (*outputs, MANIFEST))
+    if foreign:
+        raise ValueError(f"--out {out_dir} holds files a reproduction does not write ({', '.join(foreign[:5])}); "
+                         "it would be replaced as a whole: choose a new or empty folder")
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def write_manifest(folder: Path, names) -> None:
+    manifest = {"files": {name: _sha256(folder / name) for name in sorted(names)}}
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+
+
+def is_complete(folder) -> bool:
+    """True when ``folder`` holds a manifest and exactly the files it lists, with their recorded sha256."""
+    folder = Path(folder)
+    try:
+        files = json.loads((folder / MANIFEST).read_text())["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    present = {entry.name for entry in folder.iterdir()} - {MANIFEST}
+    return present == set(files) and all(_sha256(folder / name) == digest for name, digest in files.items())
+
+
+def _fresh_folder(out_dir: Path, kind: str) -> Path:
+    """A new empty folder ``.NAME.KIND-XXXX`` beside ``out_dir``, with the permissions the umask gives (the run's
+    folder ends up as if made by ``mkdir``)."""
+    while True:
+        folder = out_dir.parent / f".{out_dir.name}.{kind}-{secrets.token_hex(4)}"
+        try:
+            folder.mkdir()
+            return folder
+        except FileExistsError:
+            continue
+
+
+@contextmanager
+def staged_folder(out_dir, outputs):
+    """Yield a fresh folder beside ``out_dir`` to write ``outputs`` into; on a normal exit write the manifest and
+    move the folder into place, on an exception delete it."""
+    out_dir = Path(out_dir).absolute()
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = _fresh_folder(out_dir, "partial")
+    try:
+        yield staging
+        write_manifest(staging, outputs)
+        check_replaceable(out_dir, outputs)
+        if out_dir.exists():
+            previous = _fresh_folder(out_dir, "previous")
+            os.replace(out_dir, previous)     # onto the empty folder just made: atomic
+            os.replace(staging, out_dir)
+            shutil.rmtree(previous)
+        else:
+            os.replace(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise

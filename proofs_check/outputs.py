@@ -1,0 +1,57 @@
+"""Where ``ovk-check`` writes its files (issue 13, item 5): ``--json -`` is standard output, and every output
+path (``--json FILE``, the ``--out`` folder) is checked before the work starts, so that a path that cannot be
+written is a usage error (exit 2) at once instead of a failure after the whole run."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: ``--json -`` writes the JSON to standard output (the human-readable text then goes to standard error)
+STDOUT = "-"
+
+
+class StandardOutput:
+    """Stands for ``--json -`` once the CLI has moved the text output to standard error."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def __str__(self) -> str:
+        return "standard output"
+
+
+def write_text(target, text: str) -> None:
+    """Write ``text`` to the path ``target`` or, for ``--json -``, to standard output."""
+    if isinstance(target, StandardOutput):
+        target.stream.write(text)
+        target.stream.flush()
+    else:
+        Path(target).write_text(text, encoding="utf-8")
+
+
+def _writable_folder(path: Path) -> bool:
+    return path.is_dir() and os.access(path, os.W_OK | os.X_OK)
+
+
+def check_file(option: str, target) -> None:
+    """ValueError unless ``target`` can be created or overwritten as a file."""
+    path = Path(target)
+    if path.is_dir():
+        raise ValueError(f"{option} must be a file path, got the folder {path}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise ValueError(f"{option} {path} exists and cannot be overwritten (no write permission)")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not _writable_folder(parent):
+        raise ValueError(f"{option} {path}: its folder {parent} does not exist or cannot be written to")
+
+
+def check_folder(option: str, target) -> None:
+    """ValueError unless ``target`` is a writable folder or can be created as one."""
+    path = Path(target)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"{option} must be a folder, got the existing file {path}")
+    existing = path
+    while not existing.exists():
+        existing = existing.parent
+    if not _writable_folder(existing):
+        raise ValueError(f"{option} {path} cannot be written to (no write permission in {existing})")
