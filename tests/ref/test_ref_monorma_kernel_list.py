@@ -37,7 +37,7 @@ def test_an_unknown_all_zero_choice_is_rejected():
 def test_the_input_dimension_comes_from_the_kernel_that_fixes_it(kernels):
     learner = ovk_ref.MONORMA(kernels, **GOOD)
     assert learner.p == 1
-    with pytest.raises(ValueError, match="^" + re.escape("x must have the kernel's input dimension p = 1, got 2")):
+    with pytest.raises(ValueError, match="^" + re.escape("x must have the input dimension p = 1 (the kernel's, or the first example's), got length 2")):
         learner.learn_one(np.array([0.5, 0.5]), np.array([1.0, 0.0]))
     with pytest.raises(ValueError, match="^" + re.escape("X must have the kernel's input dimension p = 1 columns, got 2")):
         ovk_ref.monorma(np.ones((3, 2)), np.ones((3, 2)), kernels, **GOOD)
