@@ -75,3 +75,12 @@ def test_a_singular_batch_system_says_what_to_do():
                "round-off of G's entries); raise lam, scale X, or use precision=50")
     with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
         ovk_ref.batch_ridge(X_twice, np.ones((3, 1)), kernel, lam=0.01)
+
+
+def test_a_gram_matrix_that_overflows_says_what_to_do():
+    """<x, x> = 2e400 is not a float64: the Gram matrix is not finite, and batch_ridge says so before solving."""
+    kernel = ovk_ref.Separable(ovk_ref.Linear(), np.eye(2))
+    message = ("batch_ridge: the Gram matrix of the kernel on X is not finite (the kernel overflows on these inputs); "
+               "scale X or change the kernel's parameters")
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        ovk_ref.batch_ridge([[1e200, 1e200], [1.0, 1.0]], np.ones((2, 2)), kernel, lam=0.1)
