@@ -18,6 +18,8 @@ RUNS = [pytest.param(lambda **extra: ovk_ref.onorma(X1, Y1, KERNEL, **OPTIONS, *
         pytest.param(lambda **extra: ovk_ref.monorma(X1, Y1, [KERNEL, KERNEL], r=1.5, **OPTIONS, **extra), "MONORMA",
                      id="monorma")]
 MESSAGE = "{} diverged at round 1: new_coefficients is not finite or exceeds divergence_bound = 1.0"
+# one point twice, y = 1 (test_a_prediction_past_the_bound_is_named)
+X2, Y2 = np.zeros((2, 1)), np.ones((2, 1))
 
 
 @pytest.mark.parametrize("run, algorithm", RUNS)
@@ -84,3 +86,17 @@ def test_a_gram_matrix_that_overflows_says_what_to_do():
                "scale X or change the kernel's parameters")
     with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
         ovk_ref.batch_ridge([[1e200, 1e200], [1.0, 1.0]], np.ones((2, 2)), kernel, lam=0.1)
+
+
+@pytest.mark.parametrize("run, algorithm", [
+    pytest.param(lambda kernel, **options: ovk_ref.onorma(X2, Y2, kernel, **options), "ONORMA", id="onorma"),
+    pytest.param(lambda kernel, **options: ovk_ref.monorma(X2, Y2, [kernel], r=2.0, **options), "MONORMA", id="monorma"),
+])
+def test_a_prediction_past_the_bound_is_named(run, algorithm):
+    """K = 4 (d = 1), eta = 1/2, y = 1: round 1 has p_1 = 0, alpha_{1,1} = 1/2 and ||f_1||^2 = 4/4 = 1, all within
+    divergence_bound = 1; round 2 predicts f_1(x_2) = 4 * 1/2 = 2 > 1 (delta = 1 for one kernel)."""
+    kernel = ovk_ref.Separable(ovk_ref.Constant(4.0), [[1.0]])
+    message = f"{algorithm} diverged at round 2: predictions is not finite or exceeds divergence_bound = 1.0"
+    with pytest.raises(ovk_ref.DivergenceError, match="^" + re.escape(message)):
+        run(kernel, lam=0.1, eta=0.5, divergence_bound=1.0, on_divergence="raise")
+
