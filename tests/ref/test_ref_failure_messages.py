@@ -99,4 +99,3 @@ def test_a_prediction_past_the_bound_is_named(run, algorithm):
     message = f"{algorithm} diverged at round 2: predictions is not finite or exceeds divergence_bound = 1.0"
     with pytest.raises(ovk_ref.DivergenceError, match="^" + re.escape(message)):
         run(kernel, lam=0.1, eta=0.5, divergence_bound=1.0, on_divergence="raise")
-
