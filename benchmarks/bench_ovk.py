@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_ovk.py            # about 2-3 minutes; ovk_ref at t = 2000 is ~1 minute
     .venv/bin/python benchmarks/bench_ovk.py --quick    # ovk_ref at t = 500, extrapolated to 2000 by t^2
+    .venv/bin/python benchmarks/bench_ovk.py --engine   # ~30 s: ovk_fast vs textbook, phases, floor (issue 14)
 
 Data: ``ovk_ref.synthetic``, the paper's synthetic set (spec 3.4: x uniform on [0,1]^20, y^i = <w^i, phi(x)>;
 d = 10, seed 0, the Table 3 set at t = 5000); the paper's Gaussian
@@ -14,15 +15,21 @@ ovk_fast >= 100x faster than ovk_ref at t = 2000. The paper reports 12 s, 50 s a
 from __future__ import annotations
 
 import argparse
+import importlib
 import math
 import os
 import time
 import tracemalloc
+from contextlib import contextmanager
 
 import numpy as np
 
 import ovk_fast
 import ovk_ref
+from ovk_fast.threads import map_in_order, single_blas_thread
+
+kernel_rows_module = importlib.import_module("ovk_fast.kernel_rows")
+threads_module = importlib.import_module("ovk_fast.threads")
 
 P, D, LAM, ETA, MU = 20, 10, 0.01, 1.0, 1.0
 MONORMA_MUS = (0.1, 1.0, 10.0)
@@ -177,13 +184,116 @@ def scaling(repeat):
           " in t) dominates, so the untruncated ratio approaches 4 only as t grows.")
 
 
+def median_times(functions: dict, repeat: int) -> dict:
+    """Median (wall, CPU) seconds of each function over ``repeat`` rounds, the functions interleaved in each round
+    so that they share the machine's load alike."""
+    times = {name: [] for name in functions}
+    for _ in range(repeat):
+        for name, function in functions.items():
+            start, start_cpu = time.perf_counter(), time.process_time()
+            function()
+            times[name].append((time.perf_counter() - start, time.process_time() - start_cpu))
+    return {name: tuple(np.median(np.array(values), axis=0)) for name, values in times.items()}
+
+
+@contextmanager
+def ovk_fast_threads(count):
+    """ovk_fast's pool limited to ``count`` threads (``OVK_FAST_THREADS``) for the duration."""
+    saved, threads_module.THREADS = threads_module.THREADS, count
+    try:
+        yield
+    finally:
+        threads_module.THREADS = saved
+
+
+def one_thread(function):
+    def run():
+        with ovk_fast_threads(1):
+            function()
+    return run
+
+
+def engine(repeat):
+    """Issue 14, item 5: ovk_fast against the textbook version side by side, where ONORMA's time goes, and the
+    floor: the 12.5M Gaussian values k(x_t, x_i), i < t <= 5000, that any exact run must compute."""
+    kernel, kernel_list = kernels()
+    B = ovk_ref.paper_J(D)
+    X, Y = data(5000)
+    onorma = lambda: ovk_fast.onorma(X, Y, kernel, lam=LAM, eta=ETA)
+    monorma = lambda: ovk_fast.monorma(X, Y, kernel_list, lam=LAM, eta=ETA, r=1.0)
+    runs = {"ONORMA t=5000": (onorma, lambda: textbook_onorma(X, Y, MU, B, LAM, ETA), 0.08),
+            "MONORMA m=3 t=5000": (monorma, lambda: textbook_monorma(X, Y, MONORMA_MUS, B, LAM, ETA, 1.0), 0.2)}
+    section(f"ovk_fast against the textbook version (issue 14: ONORMA <= 0.08 s, MONORMA <= 0.2 s on 2 cores); "
+            f"medians of {repeat} interleaved runs, wall s (CPU s of all threads)")
+    print(f"load average {os.getloadavg()[0]:.2f}; ovk_fast threads: {threads_module.THREADS}")
+    print(f"{'run':20s} {'ovk_fast':>16s} {'1 thread':>16s} {'textbook':>16s} {'textbook/fast':>14s} {'target':>7s} "
+          f"{'met':>4s}")
+    for name, (fast, textbook, target) in runs.items():
+        times = median_times({"fast": fast, "one": one_thread(fast), "textbook": textbook}, repeat)
+        wall = times["fast"][0]
+        cells = " ".join(f"{times[key][0]:7.3f} ({times[key][1]:6.3f})" for key in ("fast", "one", "textbook"))
+        met = "yes" if wall <= target else "NO"
+        print(f"{name:20s} {cells} {times['textbook'][0] / wall:14.1f} {target:7.2f} {met:>4s}")
+    print(f"load average {os.getloadavg()[0]:.2f}. Wall time on a shared machine includes waiting for a core; "
+          f"CPU time counts the work of all threads.")
+    breakdown(X, kernel, onorma, repeat)
+
+
+def breakdown(X, kernel, onorma, repeat):
+    """ONORMA's time in phases: its kernel rows against the stored points (the same ``apply_rows`` calls, block by
+    block), and in the same tiles the distances alone and distances + exp (the floor). Each tile is computed and
+    dropped, as in the engine, so it stays in cache; exp and the products with the coefficients are differences."""
+    n, block = len(X), importlib.import_module("ovk_fast.onorma").BLOCK_ROUNDS
+    C = np.ones((n, D))
+    starts = range(0, n, block)
+    tiles = [(start, lo) for start in starts for lo in range(0, start, kernel_rows_module.TILE_COLUMNS)]
+    count = sum(min(block, n - start) * start for start in starts)
+
+    def tile_distances(start_lo):
+        start, lo = start_lo
+        hi = min(start, lo + kernel_rows_module.TILE_COLUMNS)
+        return kernel_rows_module.squared_distances(X[start:start + block], X[lo:hi])
+
+    def tile_values(start_lo):
+        S = tile_distances(start_lo)
+        np.exp(np.multiply(S, -1.0 / MU, out=S), out=S)
+
+    def rows():
+        for start in starts:
+            kernel_rows_module.apply_rows([kernel], X[start:start + block], X[:start], C[:start])
+
+    with single_blas_thread():
+        times = median_times({
+            "onorma": one_thread(onorma), "rows": one_thread(rows),
+            "distances": lambda: [tile_distances(t).shape for t in tiles], "floor": lambda: [tile_values(t) for t in tiles],
+            "floor threads": lambda: map_in_order(tile_values, tiles)}, repeat)
+    ms = {name: 1e3 * wall for name, (wall, _) in times.items()}
+    section(f"where ONORMA t = {n} spends its time (one thread, medians of {repeat}, ms; load average "
+            f"{os.getloadavg()[0]:.2f})")
+    print(f"total {ms['onorma']:.1f} = kernel rows against the stored points {ms['rows']:.1f} + the rest "
+          f"{ms['onorma'] - ms['rows']:.1f} (the rows within each block, the round loop, the norm recursion, records)")
+    print(f"kernel rows: {count / 1e6:.1f}M Gaussian values in {len(tiles)} tiles of <= {block} x "
+          f"{kernel_rows_module.TILE_COLUMNS}: distance GEMMs {ms['distances']:.1f}, "
+          f"exp {ms['floor'] - ms['distances']:.1f}, "
+          f"products with the coefficients and tile bookkeeping {ms['rows'] - ms['floor']:.1f}")
+    floor = min(ms["floor"], ms["floor threads"])
+    print(f"floor (the {count / 1e6:.1f}M Gaussian values, distances + exp in the same tiles, nothing else): "
+          f"{ms['floor']:.1f} ms on one thread, {ms['floor threads']:.1f} ms on {threads_module.THREADS}; "
+          f"ONORMA one thread / floor = {ms['onorma'] / floor:.1f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="ovk_ref at t = 500 only, extrapolated to t = 2000")
     parser.add_argument("--repeat", type=int, default=3, help="runs per timing of ovk_fast (best is reported)")
+    parser.add_argument("--engine", action="store_true", help="only ovk_fast against the textbook version, its "
+                        "time by phase and the floor (issue 14), medians of --repeat (at least 5) interleaved runs")
     args = parser.parse_args()
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} (other jobs share the cores); "
           f"numpy {np.__version__}")
+    engine(max(args.repeat, 5))
+    if args.engine:
+        return
     targets(args.repeat, args.quick)
     scaling(args.repeat)
 

@@ -1,12 +1,12 @@
 """MONORMA (Algorithm 2, spec 6), vectorised: same inputs and record as ``ovk_ref.monorma``.
 
 As ``ovk_fast.onorma``: one shared coefficient array with a running scale factor, rounds in blocks whose
-kernel rows (one set per kernel) against the earlier inputs are GEMMs; the gamma recursion (spec 6.2) and
-the delta update (6.3) act on all m kernels at once. No truncation (spec 6.5, E23), as in ovk_ref.
+kernel rows (one set per kernel, one distance computation per tile shared by the kernels) against the earlier
+inputs are applied tile by tile on ovk_fast's threads; within a block the m rows of a round are applied
+together (``KernelRowsStack``); the gamma recursion (spec 6.2) and the delta update (6.3) act on all m kernels
+at once. No truncation (spec 6.5, E23), as in ovk_ref.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -14,8 +14,8 @@ from ovk_ref import validation
 from ovk_ref.monorma import MONORMA
 from ovk_ref.records import MonormaRecord
 from ovk_fast.divergence_watch import DivergenceWatch
-from ovk_fast.kernel_rows import KernelRows, PairGeometry, diagonal_blocks
-from ovk_fast.onorma import BLOCK_ROUNDS, RESCALE_BELOW
+from ovk_fast.kernel_rows import KernelRowsStack, apply_rows, diagonal_blocks
+from ovk_fast.onorma import BLOCK_ROUNDS, block_schedule
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread
 
@@ -41,35 +41,30 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
     watch = DivergenceWatch(checked)
     with single_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         while start < n:
-            stop = min(n, start + BLOCK_ROUNDS)
             beta[:start] *= scale
-            scale = 1.0
-            block = X[start:stop]
-            old_pairs, block_pairs = PairGeometry(block, X[:start]), PairGeometry(block, block)   # shared by the kernels
-            old = np.array([KernelRows(kernel, block, X[:start], old_pairs).apply(beta[:start]) for kernel in kernels])
-            rows = [KernelRows(kernel, block, block, block_pairs) for kernel in kernels]
-            diagonal = np.array([diagonal_blocks(kernel, block) for kernel in kernels])                         # m x B x d x d
-            for b in range(stop - start):
+            eta_t, c_t, scales = block_schedule(eta, lam, start, min(n, start + BLOCK_ROUNDS))
+            stop = start + len(scales)
+            block, block_beta = X[start:stop], beta[start:stop]
+            old = apply_rows(kernels, block, X[:start], beta[:start])                      # m x B x d
+            rows = KernelRowsStack(kernels, block, block)
+            diagonal = np.array([diagonal_blocks(kernel, block) for kernel in kernels])    # m x B x d x d
+            scale_list = scales.tolist()
+            for b, (c, previous, scale, step) in enumerate(zip(c_t.tolist(), [1.0] + scale_list, scale_list,
+                                                               (-eta_t).tolist())):
                 t = start + b
-                within = np.array([rows_j.apply_row(b, 0, b, beta[start:]) for rows_j in rows]) if b else 0.0
-                v = scale * (old[:, b] + within)                                 # 1. v_j = g^j_{t-1}(x_t)
-                prediction = weights @ v                                         # 2.
-                eta_t = eta / math.sqrt(t + 1)
-                c_t = 1.0 - eta_t * lam
-                new = -eta_t * loss.gradient(prediction, Y[t])                   # 3.
-                scale *= c_t                                                     # 4. shrink
-                beta[t] = new / scale
-                gamma = c_t * c_t * gamma + (diagonal[:, b] @ new) @ new + 2 * c_t * (v @ new)   # 5. (spec 6.2)
+                within = rows.apply_row(b, 0, b, block_beta) if b else 0.0
+                v = previous * (old[:, b] + within)                                 # 1. v_j = g^j_{t-1}(x_t)
+                prediction = predictions[t] = weights @ v                        # 2.
+                new = new_coefficients[t] = step * loss.gradient(prediction, Y[t])   # 3.
+                block_beta[b] = new / scale                                      # 4. shrink
+                gamma = gamma_record[t] = c * c * gamma + (diagonal[:, b] @ new) @ new + 2 * c * (v @ new)   # 5. (6.2)
                 w = weights**2 * np.maximum(gamma, 0.0)                          # 6.
-                if not (all_zero == "keep" and not np.any(w)):
+                if not (all_zero == "keep" and not w.any()):
                     numerator = w ** (1 / (r + 1))
-                    denominator = np.sum(w ** (r / (r + 1))) ** (1 / r)
+                    denominator = (w ** (r / (r + 1))).sum() ** (1 / r)
                     weights = numerator / denominator if denominator > 0 else numerator * np.nan
-                predictions[t], new_coefficients[t] = prediction, new
-                weights_record[t], gamma_record[t] = weights, gamma
-                if scale < RESCALE_BELOW:
-                    stop = t + 1
-                    break
+                weights_record[t] = weights
+            scale = scale_list[-1]
             watch.rounds(start, stop, {"predictions": predictions, "new_coefficients": new_coefficients},
                          {"gamma": gamma_record})
             start = stop

@@ -7,12 +7,11 @@
   (+1: the oldest term is still needed for the norm downdate of the round that drops it); entry i lives in
   slot ``i % capacity``; truncation only moves the first kept index.
 * Rounds in blocks of ``BLOCK_ROUNDS``: the kernel rows of the whole block against the stored points and
-  their contribution to every prediction of the block are two GEMMs (the old coefficients only rescale
-  within the block); inside the block each round adds the terms of the block's earlier rounds.
+  their contribution to every prediction of the block are computed tile by tile (``kernel_rows.apply_rows``,
+  on ovk_fast's threads); the old coefficients only rescale within the block. Inside the block each round adds
+  the terms of the block's earlier rounds; the loop over rounds does only what depends on the previous round.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -20,7 +19,7 @@ from ovk_ref import validation
 from ovk_ref.onorma import ONORMA
 from ovk_ref.records import OnormaRecord
 from ovk_fast.divergence_watch import DivergenceWatch
-from ovk_fast.kernel_rows import KernelRows, diagonal_blocks
+from ovk_fast.kernel_rows import KernelRows, apply_rows, diagonal_blocks
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread
 from ovk_fast.support import first_kept, kept_before
@@ -33,6 +32,18 @@ BLOCK_ROUNDS = 256
 RESCALE_BELOW = 1e-100
 
 
+def block_schedule(eta: float, lam: float, start: int, stop: int):
+    """Step sizes ``eta_t = eta / sqrt(t)``, shrink factors ``c_t = 1 - eta_t lam`` and running scales
+    ``prod c`` (from 1 at ``start``) of rounds ``start..stop-1`` (0-based), cut after the first round whose scale
+    falls below ``RESCALE_BELOW`` (the block ends there). They do not depend on the data."""
+    eta_t = eta / np.sqrt(np.arange(start + 1, stop + 1))
+    c_t = 1.0 - eta_t * lam
+    scales = np.cumprod(c_t)
+    small = np.flatnonzero(scales < RESCALE_BELOW)
+    cut = int(small[0]) + 1 if len(small) else len(scales)
+    return eta_t[:cut], c_t[:cut], scales[:cut]
+
+
 class _Ring:
     """Preallocated stored inputs ``X``, unscaled coefficients ``beta`` and their stream indices (-1: empty)."""
 
@@ -41,9 +52,12 @@ class _Ring:
         self.beta = np.zeros((capacity, d))
         self.index = np.full(capacity, -1)
 
-    def put(self, i: int, x, beta) -> None:
-        slot = i % len(self.index)
-        self.X[slot], self.beta[slot], self.index[slot] = x, beta, i
+    def put(self, start: int, X, beta) -> None:
+        """Store entries ``start, start + 1, ...``; of more than ``capacity``, only the last ``capacity`` stay."""
+        kept = slice(max(0, len(X) - len(self.index)), len(X))
+        indices = np.arange(start, start + len(X))[kept]
+        slots = indices % len(self.index)
+        self.X[slots], self.beta[slots], self.index[slots] = X[kept], beta[kept], indices
 
     def filled(self) -> int:
         """Slots in use; they are ``0..filled-1`` (entry i goes to slot ``i % capacity``, i = 0, 1, ...)."""
@@ -96,39 +110,57 @@ class _Run:
         """``sum_j K(queries[r], x_j) beta_j`` over stored j >= first[r] (all stored j without truncation)."""
         filled = self.ring.filled()
         mask = self.ring.index[None, :filled] >= first[:, None] if self.truncated else None
-        return KernelRows(self.kernel, queries, self.ring.X[:filled]).apply(self.ring.beta[:filled], mask)
+        return apply_rows([self.kernel], queries, self.ring.X[:filled], self.ring.beta[:filled], mask)[0]
 
     def block(self, start: int, stop: int) -> int:
-        """Rounds ``start..stop-1`` (0-based); returns the first round not run (earlier if ``scale`` got small)."""
+        """Rounds ``start..stop-1`` (0-based); returns the first round not run (earlier if ``scale`` gets small).
+
+        Only steps 1-2 (prediction, new coefficient) depend on the previous round's result; the loop does just
+        those. The step sizes and shrink factors do not depend on the data and are computed first; the norm
+        recursion (spec 6.2, 6.5), the records and the ring buffer follow the loop."""
         X, Y, lo, before = self.X, self.Y, self.lo, self.before
         self.ring.beta *= self.scale        # fold the scale: stored beta are alpha_{i,start-1} now
-        self.scale = 1.0
+        eta_t, c_t, scales = block_schedule(self.eta, self.lam, start, stop)
+        stop = start + len(scales)
         queries = X[start:stop]
         old = self._old_terms(queries, before[start:stop])
         rows = KernelRows(self.kernel, queries, queries)
-        diagonal = diagonal_blocks(self.kernel, queries)
-        dropped = np.arange(before[start], lo[stop - 1])          # indices the block's rounds drop, in order
-        drop_old = self._old_terms(X[dropped], dropped)
-        drop_rows = KernelRows(self.kernel, X[dropped], queries)
-        drop_diagonal = diagonal_blocks(self.kernel, X[dropped])
+        predictions, new_coefficients = self.predictions[start:stop], self.new_coefficients[start:stop]
         beta = np.zeros((stop - start, Y.shape[1]))
-        for r in range(stop - start):
-            t = start + r
-            within = rows.apply_row(r, max(before[t] - start, 0), r, beta) if r else 0.0
-            prediction = self.scale * (old[r] + within)                    # 1. f_{t-1}(x_t)
-            eta_t = self.eta / math.sqrt(t + 1)
-            c_t = 1.0 - eta_t * self.lam
-            new = -eta_t * self.loss.gradient(prediction, Y[t])            # 2. alpha_{t,t}
-            self.norm2 = c_t * c_t * self.norm2 + 2 * c_t * (prediction @ new) + (diagonal[r] @ new) @ new  # 6.2
-            self.scale *= c_t                                              # 3. shrink every stored term
-            beta[r] = new / self.scale
-            self.ring.put(t, X[t], beta[r])
-            for i in range(before[t], lo[t]):                              # 4. truncate, downdating the norm
-                k = i - before[start]
-                h = self.scale * (drop_old[k] + drop_rows.apply_row(k, max(i - start, 0), r + 1, beta))
-                a_i = self.scale * self.ring.beta[i % len(self.ring.index)]
-                self.norm2 += -2 * (h @ a_i) + (drop_diagonal[k] @ a_i) @ a_i    # spec 6.5
-            self.predictions[t], self.new_coefficients[t], self.norms[t] = prediction, new, self.norm2
-            if self.scale < RESCALE_BELOW:
-                return t + 1
+        firsts = np.maximum(before[start:stop] - start, 0).tolist()
+        scale_list = scales.tolist()
+        rounds = zip(firsts, [1.0] + scale_list, scale_list, (-eta_t).tolist(), Y[start:stop])
+        for r, (first, previous, scale, step, y) in enumerate(rounds):
+            within = rows.apply_row(r, first, r, beta) if r else 0.0
+            prediction = predictions[r] = previous * (old[r] + within)             # 1. f_{t-1}(x_t)
+            new = new_coefficients[r] = step * self.loss.gradient(prediction, y)   # 2. alpha_{t,t}
+            beta[r] = new / scale                                          # 3. shrink every stored term
+        self._norms(start, stop, c_t, scales, beta)
+        self.ring.put(start, queries, beta)
+        self.scale = float(scales[-1])
         return stop
+
+    def _norms(self, start, stop, c_t, scales, beta):
+        """``||f_t||^2`` of rounds ``start..stop-1``: the recursion of spec 6.2, downdated by every term that step 4
+        drops (6.5); the ring still holds the stored terms of the block's start."""
+        lo, before = self.lo, self.before
+        predictions, new_coefficients = self.predictions[start:stop], self.new_coefficients[start:stop]
+        diagonal = diagonal_blocks(self.kernel, self.X[start:stop])
+        # the terms of 6.2 without ||f_{t-1}||^2: 2 c_t <f_{t-1}(x_t), alpha_tt> + <K(x_t, x_t) alpha_tt, alpha_tt>
+        added = (2 * c_t * np.einsum("rd,rd->r", predictions, new_coefficients)
+                 + np.einsum("rd,rde,re->r", new_coefficients, diagonal, new_coefficients)).tolist()
+        dropped = np.arange(before[start], lo[stop - 1])                  # indices the block's rounds drop, in order
+        drop_old = self._old_terms(self.X[dropped], dropped)
+        drop_rows = KernelRows(self.kernel, self.X[dropped], self.X[start:stop])
+        drop_diagonal = diagonal_blocks(self.kernel, self.X[dropped])
+        norm2, norms = self.norm2, self.norms[start:stop]
+        drops = zip(before[start:stop].tolist(), lo[start:stop].tolist())
+        for r, (c, term, scale, (first, kept)) in enumerate(zip(c_t.tolist(), added, scales.tolist(), drops)):
+            norm2 = c * c * norm2 + term
+            for i in range(first, kept):                                   # 4. truncate, downdating the norm
+                k = i - before[start]
+                h = scale * (drop_old[k] + drop_rows.apply_row(k, max(i - start, 0), r + 1, beta))
+                a_i = scale * (beta[i - start] if i >= start else self.ring.beta[i % len(self.ring.index)])
+                norm2 += -2 * (h @ a_i) + (drop_diagonal[k] @ a_i) @ a_i     # spec 6.5
+            norms[r] = norm2
+        self.norm2 = norm2

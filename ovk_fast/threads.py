@@ -1,14 +1,52 @@
-"""ovk_fast runs its BLAS calls on one thread.
+"""ovk_fast's threads: BLAS calls on one thread, independent tiles of work on ovk_fast's own pool.
 
-The online loops make thousands of small BLAS calls, where extra threads only add synchronisation; and on a
-shared machine (other processes on the cores) OpenBLAS threads busy-wait for each other. Measured on the
-2-core machine under load (load average ~5): ONORMA t = 5000 in 0.12 s with one thread against 0.6-1.9 s with
-two; batch ridge t = 5000 in 2.4-5.3 s against 12.8-16 s, and at t = 500 in 0.03 s against 2.2 s. One
+BLAS threads do not pay in the online loops, which make thousands of small BLAS calls where extra threads only
+add synchronisation; and on a shared machine (other processes on the cores) OpenBLAS threads busy-wait for each
+other. Measured on the 2-core machine under load (load average ~5): ONORMA t = 5000 in 0.12 s with one thread
+against 0.6-1.9 s with two; batch ridge t = 5000 in 2.4-5.3 s against 12.8-16 s, and at t = 500 in 0.03 s
+against 2.2 s; measured again after the tiled kernel rows (issue 14, load average 4.4, medians of 9):
+ONORMA t = 5000 in 0.40 s wall (0.20 s CPU) with one BLAS thread against 5.1 s (2.6 s CPU) with two. One BLAS
 thread also keeps the summation order, hence the results, the same from run to run.
+
+The cores are used instead by splitting the large, independent work (kernel rows of a block of rounds against
+the stored points) into tiles that ``map_in_order`` runs on a pool of ``THREADS`` threads: numpy releases the
+GIL in its GEMMs and ufuncs, and each tile is a few hundred microseconds of them. Results come back in the
+tiles' order, so sums over tiles do not depend on the threads.
 """
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 from threadpoolctl import threadpool_limits
+
+
+def threads_from(value: str | None) -> int:
+    """The pool's size from the ``OVK_FAST_THREADS`` environment variable (unset: the machine's cores)."""
+    if value is None:
+        return os.cpu_count() or 1
+    if not value.strip().isdigit() or int(value) < 1:
+        raise ValueError(f"OVK_FAST_THREADS must be a positive integer (threads of ovk_fast's pool), got {value!r}")
+    return int(value)
+
+
+#: threads of ovk_fast's pool (set ``OVK_FAST_THREADS=1`` where several ovk_fast processes already share the cores)
+THREADS = threads_from(os.environ.get("OVK_FAST_THREADS"))
+
+_pool: tuple[int, ThreadPoolExecutor] | None = None   # (pid that made it, pool): a forked child makes its own
 
 
 def single_blas_thread():
     """Context manager limiting BLAS to one thread."""
     return threadpool_limits(limits=1, user_api="blas")
+
+
+def map_in_order(function, items) -> list:
+    """``[function(item) for item in items]``, computed on ovk_fast's threads when there are several items."""
+    items = list(items)
+    if THREADS < 2 or len(items) < 2:
+        return [function(item) for item in items]
+    global _pool
+    if _pool is None or _pool[0] != os.getpid():
+        _pool = (os.getpid(), ThreadPoolExecutor(THREADS, thread_name_prefix="ovk_fast"))
+    return list(_pool[1].map(function, items))

@@ -3,9 +3,13 @@
 Two float64 computations of one quantity in different summation orders agree to IDENTITY_RTOL of the field's
 scale when the update is a continuous function of its inputs: losses with continuous gradients (squared,
 Huber, softmax) here; the kinked losses are covered by the golden vectors. The engine's block size and its
-rescale threshold are drawn too, so block boundaries and scale folds happen within a dozen rounds.
+rescale threshold are drawn too, so block boundaries and scale folds happen within a dozen rounds, and so is
+the tile width of the kernel rows (several tiles, summed from the pool's threads).
 """
+import dataclasses
 import importlib
+import multiprocessing
+import os
 from contextlib import ExitStack
 from unittest import mock
 
@@ -23,21 +27,26 @@ from proofs_check import strategies
 onorma_module = importlib.import_module("ovk_fast.onorma")
 monorma_module = importlib.import_module("ovk_fast.monorma")
 batch_module = importlib.import_module("ovk_fast.batch")
+kernel_rows_module = importlib.import_module("ovk_fast.kernel_rows")
+threads_module = importlib.import_module("ovk_fast.threads")
 
 SMOOTH_LOSSES = ["squared", {"type": "huber", "delta": 0.5}, "softmax"]
 
 
 def engine_settings():
-    """(rounds per block, rescale threshold): tiny blocks and a threshold that folds the scale every few rounds."""
-    return st.tuples(st.sampled_from([1, 2, 3, onorma_module.BLOCK_ROUNDS]), st.sampled_from([0.9, onorma_module.RESCALE_BELOW]))
+    """(rounds per block, rescale threshold, stored points per tile): tiny blocks, a threshold that folds the
+    scale every few rounds, and tiles of a few points, so that several tiles are summed (on the threads)."""
+    return st.tuples(st.sampled_from([1, 2, 3, onorma_module.BLOCK_ROUNDS]), st.sampled_from([0.9, onorma_module.RESCALE_BELOW]),
+                     st.sampled_from([1, 3, kernel_rows_module.TILE_COLUMNS]))
 
 
 def _engine(settings):
-    block, rescale = settings
+    block, rescale, tile = settings
     stack = ExitStack()
+    stack.enter_context(mock.patch.object(kernel_rows_module, "TILE_COLUMNS", tile))
     for module in (onorma_module, monorma_module):
         stack.enter_context(mock.patch.object(module, "BLOCK_ROUNDS", block))
-        stack.enter_context(mock.patch.object(module, "RESCALE_BELOW", rescale))
+    stack.enter_context(mock.patch.object(onorma_module, "RESCALE_BELOW", rescale))   # block_schedule's, for both
     return stack
 
 
@@ -131,7 +140,7 @@ def test_monorma_weights_with_a_nearly_cancelling_gamma_are_judged_by_their_cond
                {"type": "gaussian_separable", "mu": 1.0, "B": [[1.125]]}]
     X, Y = np.zeros((5, 1)), np.array([[0.0], [1.0], [0.0], [0.0], [0.0]])
     reference = ovk_ref.monorma(X, Y, kernels, lam=0.5, eta=1.0, r=1.0)
-    with _engine((1, 0.9)):
+    with _engine((1, 0.9, 1)):
         fast = ovk_fast.monorma(X, Y, kernels, lam=0.5, eta=1.0, r=1.0)
     assert_same_record(fast, reference, term_scales(X, Y, kernels, reference, 1.0))
 
@@ -284,3 +293,70 @@ def test_monorma_longer_than_a_block_matches_the_reference():
     reference = ovk_ref.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
     fast = ovk_fast.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
     assert_same_record(fast, reference, term_scales(X, Y, kernels, reference, 0.5))
+
+
+def _small_gaussian_run(n):
+    X = np.linspace(0.0, 1.0, 2 * n).reshape(n, 2)
+    return ovk_fast.onorma(X, np.cos(X), {"type": "gaussian_separable", "mu": 1.0, "B": np.eye(2).tolist()},
+                           lam=0.1, eta=0.5).predictions
+
+
+@given(data=st.data())
+def test_results_do_not_depend_on_the_threads(data):
+    """Kernel rows are tiles summed in tile order whichever thread computed them: ONORMA and MONORMA give the same
+    bits on one thread as on several."""
+    d, p = data.draw(strategies.dimensions, label="d"), data.draw(strategies.dimensions, label="p")
+    kernels = data.draw(st.lists(positive_definite_kernels(d), min_size=1, max_size=3), label="kernels")
+    X, Y = data.draw(strategies.streams(p, d, max_n=12), label="stream")
+    settings = data.draw(engine_settings(), label="engine")
+
+    def runs():
+        return (ovk_fast.onorma(X, Y, kernels[0], lam=0.1, eta=0.5), ovk_fast.monorma(X, Y, kernels, lam=0.1, eta=0.5, r=1.0))
+
+    with _engine(settings), mock.patch.object(threads_module, "THREADS", 1):
+        serial = runs()
+    with _engine(settings), mock.patch.object(threads_module, "THREADS", 4):
+        threaded = runs()
+    for one, several in zip(serial, threaded):
+        for field in dataclasses.fields(one):
+            np.testing.assert_array_equal(getattr(several, field.name), getattr(one, field.name), err_msg=field.name)
+
+
+@pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning")   # the multi-threaded parent is the point
+def test_a_process_forked_after_the_pool_started_makes_its_own():
+    """The pool's threads do not survive a fork: a child forked after the parent used them must not queue its tiles
+    on the parent's (dead) pool, where they would wait for ever."""
+    with _engine((2, onorma_module.RESCALE_BELOW, 2)), mock.patch.object(threads_module, "THREADS", 2):
+        expected = _small_gaussian_run(9)                                   # several tiles: the pool starts
+        assert threads_module._pool is not None
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            np.testing.assert_array_equal(pool.apply_async(_small_gaussian_run, (9,)).get(timeout=120), expected)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "two", "", "1.5"])
+def test_a_bad_thread_count_is_refused_by_name(value):
+    with pytest.raises(ValueError, match="OVK_FAST_THREADS must be a positive integer.*" + repr(value).replace(".", r"\.")):
+        threads_module.threads_from(value)
+
+
+def test_the_thread_count_is_read_or_defaults_to_the_cores():
+    assert threads_module.threads_from("3") == 3
+    assert threads_module.threads_from(None) == (os.cpu_count() or 1)
+
+
+@given(data=st.data())
+def test_tiled_rows_of_several_kernels_equal_each_kernels_own_rows(data):
+    """``apply_rows`` (tiles whose distances and kernel values share one reused workspace per thread) equals each
+    kernel's own rows: sums of several Gaussian terms, the feature kernel and several kernels on one geometry must
+    not write over each other's values."""
+    d, p = data.draw(strategies.dimensions, label="d"), data.draw(strategies.dimensions, label="p")
+    kernels = data.draw(st.lists(strategies.kernels(d, p), min_size=1, max_size=3), label="kernels")
+    X, _ = data.draw(strategies.streams(p, d, max_n=6), label="queries")
+    Z, C = data.draw(strategies.streams(p, d, max_n=12), label="stored points, coefficients")
+    with mock.patch.object(kernel_rows_module, "TILE_COLUMNS", data.draw(st.sampled_from([1, 2, 5]), label="tile")):
+        tiled = kernel_rows_module.apply_rows(kernels, X, Z, C)
+    for kernel, rows in zip(kernels, tiled):
+        own = kernel_rows_module.KernelRows(kernel, X, Z)
+        # two summation orders of the same terms K(x_r, z_j) c_j: round-off relative to the terms, not to the sum
+        terms = np.max(np.abs(own.dense()), initial=0.0) * np.sum(np.abs(C))
+        assert np.max(np.abs(rows - own.apply(C)), initial=0.0) <= tolerances.IDENTITY_RTOL * terms
