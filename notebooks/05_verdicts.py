@@ -46,7 +46,7 @@ show_table(["id", "expected", "statement", "reference"],
 #
 # A full search costs from a fraction of a second to a minute per claim, so each `false` claim is replayed from
 # its first known counterexample (`claim.known_counterexamples`: instances an earlier `ci` search shrank to, kept in
-# the registry so that `ovk-check verify` never misses a known finding). Each is replayed live with
+# the registry as regression pins; `ovk-check verify` finds every one of these claims false by its own live search). Each is replayed live with
 # `CLAIMS[id].check(instance, ovk_ref)` and must give a negative margin. A `false` claim without a known
 # counterexample is searched live instead, so none is skipped.
 
@@ -61,8 +61,8 @@ for claim in findings:
         start = time.perf_counter()
         verdict = run_claim(claim.id, PROFILE, impl=ovk_ref)
         assert verdict.verdict == claim.expected, (claim.id, verdict.verdict, verdict.error)
-        lines.append(f"*Searched live:* {verdict.instances} instances in {time.perf_counter() - start:.1f} s, "
-                     f"verdict `{verdict.verdict}`.")
+        lines.append(f"*Searched live:* {verdict.informative} informative instances of {verdict.instances} drawn in "
+                     f"{time.perf_counter() - start:.1f} s, verdict `{verdict.verdict}`.")
         if verdict.verdict == "open":
             assert verdict.counterexample is None
             lines.append(f"No violation; smallest relative margin met: {verdict.worst_margin:.4g}.")

@@ -44,6 +44,59 @@ class _DeltaExponentsMisparsed(ovk_ref.MONORMA):
         return arithmetic.power(w, 1 / r + 1) / np.sum(arithmetic.power(w, r / r + 1)) ** (1 / r)
 
 
+class _NewCoefficientWithoutDecay:
+    """``alpha_{t,t} = -eta u_t``: the new coefficient takes ``eta``, not ``eta_t = eta / sqrt(t)`` (issue 10);
+    the shrink still uses ``eta_t``. Mixed into ONORMA and MONORMA, which share ``new_coefficient``."""
+
+    def new_coefficient(self, eta_t, prediction, y):
+        return super().new_coefficient(self.num.scalar(self.eta) + 0 * eta_t, prediction, y)
+
+
+class _NoDecayOnorma(_NewCoefficientWithoutDecay, ovk_ref.ONORMA):
+    pass
+
+
+class _NoDecayMonorma(_NewCoefficientWithoutDecay, ovk_ref.MONORMA):
+    pass
+
+
+class _ShrinkHalved:
+    """``c_t = 1 - eta_t lam / 2`` (issue 10): the regulariser's gradient halved."""
+
+    def shrink_factor(self, eta_t):
+        return 1 - eta_t * self.lam / 2
+
+
+class _ShrinkHalvedOnorma(_ShrinkHalved, ovk_ref.ONORMA):
+    pass
+
+
+class _ShrinkHalvedMonorma(_ShrinkHalved, ovk_ref.MONORMA):
+    pass
+
+
+class _PredictionWithoutWeights(ovk_ref.MONORMA):
+    """The round's prediction, at which the loss gradient is taken, is ``sum_j g^j_{t-1}(x_t)``: ``delta_{t-1}``
+    left out (issue 10). With one kernel ``delta = 1`` and nothing changes."""
+
+    def _components(self, x):
+        values, evaluations = super()._components(x)
+        self._unweighted = np.sum(values, axis=0)
+        return values, evaluations
+
+    def new_coefficient(self, eta_t, prediction, y):
+        return super().new_coefficient(eta_t, self._unweighted, y)
+
+
+class _WeightsWithoutSquare(ovk_ref.MONORMA):
+    """``w_j = delta^j_{t-1} gamma^j_t`` in place of ``(delta^j_{t-1})^2 gamma^j_t`` (issue 10): the update still
+    normalises, so only the weights' history shows it."""
+
+    def weight_update(self, w):
+        once = [w_j / delta_j if delta_j != 0 else w_j for w_j, delta_j in zip(w, self.weights)]
+        return super().weight_update(np.array(once, dtype=w.dtype))
+
+
 class _Transposed(OperatorKernel):
     """``K(z, x)`` in place of ``K(x, z)``: the ``K(x_i, .)`` reading of E3."""
 
@@ -92,6 +145,10 @@ MUTANTS = {
     "kernel_transposed": SimpleNamespace(onorma=_onorma_with(ovk_ref.ONORMA, transpose=True)),
     "delta_exponents_misparsed": SimpleNamespace(monorma=_monorma_with(_DeltaExponentsMisparsed)),
     "truncation_keeps_one_more": SimpleNamespace(onorma=_onorma_with(ovk_ref.ONORMA, window_plus_one=True)),
+    "new_coefficient_without_decay": SimpleNamespace(onorma=_onorma_with(_NoDecayOnorma), monorma=_monorma_with(_NoDecayMonorma)),
+    "shrink_halved": SimpleNamespace(onorma=_onorma_with(_ShrinkHalvedOnorma), monorma=_monorma_with(_ShrinkHalvedMonorma)),
+    "monorma_prediction_without_weights": SimpleNamespace(monorma=_monorma_with(_PredictionWithoutWeights)),
+    "monorma_weights_without_square": SimpleNamespace(monorma=_monorma_with(_WeightsWithoutSquare)),
 }
 
 

@@ -5,20 +5,31 @@ import json
 import math
 
 from proofs_check.claims import CLAIMS
+from proofs_check.runner import INFORMATIVE_FLOOR
 
 
 def verdict_text(verdict) -> str:
-    """``holds on N instances`` / ``false`` / ``open (N instances)`` / ``not applicable`` / ``error``."""
+    """``holds on N informative instances of M drawn`` / ``false`` / ``open (...)`` / ``not applicable`` / ``error``."""
     if verdict.verdict == "false" and verdict.known:
         return "false (known counterexample)"
     if verdict.verdict == "holds":
-        return f"holds on {verdict.instances} instances"
+        return f"holds on {verdict.informative} informative instances of {verdict.instances} drawn"
     if verdict.verdict == "open":
-        return f"open (no counterexample in {verdict.instances})"
+        return f"open (no counterexample in {verdict.informative} informative of {verdict.instances})"
     return verdict.verdict
 
 
+def mark_text(verdict) -> str:
+    """What makes a verdict fail the run: a verdict other than the expected one, or too few informative instances."""
+    if not verdict.as_expected:
+        return f" (! expected {verdict.expected})"
+    if not verdict.meets_floor:
+        return f" (! below the floor: {verdict.floor} informative and {INFORMATIVE_FLOOR:.0%} of those drawn)"
+    return ""
+
+
 def margin_text(verdict) -> str:
+    """The tightest informative instance's margin ``(bound - observed)/scale``, ``scale`` the bound's own size."""
     if verdict.verdict == "not applicable" or math.isinf(verdict.worst_margin):
         return "-"
     return f"{verdict.worst_margin:.3g}"
@@ -34,15 +45,14 @@ def counterexample_text(verdict) -> str:
 
 def table(verdicts, *, markdown: bool = False, statement_width: int = 60) -> str:
     """One row per verdict: claim, statement, verdict, worst relative margin, counterexample; ``!`` marks a
-    verdict that differs from the expected one."""
+    verdict that differs from the expected one or rests on too few informative instances."""
     header = ("claim", "statement", "verdict", "worst margin", "counterexample")
     rows = []
     for verdict in verdicts:
         statement = CLAIMS[verdict.claim].statement
         if not markdown and len(statement) > statement_width:
             statement = statement[: statement_width - 3] + "..."
-        mark = "" if verdict.as_expected else f" (! expected {verdict.expected})"
-        rows.append((verdict.claim, statement, verdict_text(verdict) + mark, margin_text(verdict), counterexample_text(verdict)))
+        rows.append((verdict.claim, statement, verdict_text(verdict) + mark_text(verdict), margin_text(verdict), counterexample_text(verdict)))
     if markdown:
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         code = (1, 4)   # statement and counterexample as code spans (GFM: a pipe in a cell is escaped even there)

@@ -1,12 +1,23 @@
 """The verify runner (issue 3, item 6): a Hypothesis search for counterexamples, claim by claim.
 
 ``run_claim(id, profile, impl, seed)`` draws instances of the claim under the profile's settings, checks
-each, and returns a ``Verdict``: ``holds`` (no violation on N instances), ``open`` (no violation, but the
-claim cannot be settled by finitely many instances), ``false`` (the smallest counterexample Hypothesis
+each, and returns a ``Verdict``: ``holds`` (no violation on N informative instances), ``open`` (no violation,
+but the claim cannot be settled by finitely many instances), ``false`` (the smallest counterexample Hypothesis
 shrank to, with every parameter needed to replay it: ``CLAIMS[id].check(counterexample, impl)``),
 ``error`` (the check raised) or ``not applicable`` (``impl`` lacks a function the claim calls).
+
+Informative instances (issue 10, items 1-2): an instance the claim's check marks non-informative (one round,
+all-zero targets, no delta update, ...) is counted among the drawn ones but rejected, so Hypothesis draws
+another; a violation counts whatever the instance. The worst margin is the tightest informative one. A
+verdict ``holds``/``open`` needs ``INFORMATIVE_FLOOR`` of the profile's examples to be informative: below
+that the run fails (``Verdict.meets_floor``). ``hypothesis.target`` steers the search towards small margins.
+
+Reproducible (issue 13, item 6): the search seed of a claim is derived from the claim id and the run seed
+(``search_seed``; run seed 0 for a derandomised profile), and Hypothesis' habit of mixing numbers read from
+"local" source files into its draws is switched off during a search, so an editable and a wheel install,
+any working directory and any hash seed draw the same instances.
 When the search finds no violation of a claim that has ``known_counterexamples``, those are replayed: one
-that still violates makes the verdict ``false`` (``Verdict.known`` says so).
+that still violates makes the verdict ``false`` with ``Verdict.known`` set (the tests never accept that).
 
 A margin within ``tolerances.NEAR_ZERO_MARGIN`` (relative) of 0 is recomputed at
 ``tolerances.RECHECK_DIGITS`` digits before it counts either way; such instances are counted in
@@ -14,6 +25,8 @@ A margin within ``tolerances.NEAR_ZERO_MARGIN`` (relative) of 0 is recomputed at
 """
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import math
 import time
@@ -22,8 +35,14 @@ from dataclasses import dataclass, field
 
 import mpmath
 import numpy as np
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, reject, settings, target
 from hypothesis import seed as hypothesis_seed
+from hypothesis.errors import Unsatisfiable
+
+try:  # internal: where Hypothesis keeps the numbers it reads from local source files (see _without_local_constants)
+    from hypothesis.internal.conjecture import providers as hypothesis_providers
+except ImportError:  # pragma: no cover -- a Hypothesis without the module has no local constants either
+    hypothesis_providers = None
 
 import ovk_ref
 from ovk_ref import tolerances
@@ -36,8 +55,12 @@ class Verdict:
     claim: str
     expected: str
     verdict: str                  # holds | false | open | error | not applicable
-    instances: int = 0            # instances checked (for false: including the shrinking ones)
-    worst_margin: float = math.inf  # smallest relative margin seen (< 0: violated)
+    instances: int = 0            # instances drawn and checked (for false: including the shrinking ones)
+    informative: int = 0          # of those, the ones informative for the claim (Outcome.informative)
+    floor: int = 0                # informative instances a holds/open verdict needs under the profile
+    worst_margin: float = math.inf  # smallest relative margin of an informative instance (< 0: violated)
+    worst_observed: float | None = None  # the two sides compared at that instance
+    worst_bound: float | None = None
     worst_quantities: dict = field(default_factory=dict)
     counterexample: dict | None = None
     counterexample_quantities: dict = field(default_factory=dict)
@@ -51,9 +74,21 @@ class Verdict:
     def as_expected(self) -> bool:
         return self.verdict == "not applicable" or self.verdict == self.expected
 
+    @property
+    def meets_floor(self) -> bool:
+        """A holds/open verdict rests on at least ``floor`` informative instances, and at least the fraction
+        ``INFORMATIVE_FLOOR`` of the instances drawn were informative (the strategy aims at the claim)."""
+        return self.verdict not in ("holds", "open") or (
+            self.informative >= self.floor and self.informative >= INFORMATIVE_FLOOR * self.instances)
+
+    @property
+    def passed(self) -> bool:
+        """The verdict is the expected one and, if it is holds/open, it rests on enough informative instances."""
+        return self.as_expected and self.meets_floor
+
     def to_dict(self) -> dict:
         return {**self.__dict__, "worst_margin": None if math.isinf(self.worst_margin) else self.worst_margin,
-                "as_expected": self.as_expected}
+                "as_expected": self.as_expected, "meets_floor": self.meets_floor}
 
 
 class _Violation(AssertionError):
@@ -63,6 +98,38 @@ class _Violation(AssertionError):
 #: instances Hypothesis may spend shrinking a counterexample, per profile; past it the smallest one found so
 #: far is reported (every later candidate is declared passing, so Hypothesis stops and replays that one)
 SHRINK_BUDGET = {"ci": 150, "dev": 400, "thorough": 3000}
+
+#: a holds/open verdict needs this fraction of the profile's ``max_examples`` informative, and this fraction of
+#: the instances drawn (issue 10: in ci, 20 of 25)
+INFORMATIVE_FLOOR = 0.8
+
+
+def informative_floor(profile: str) -> int:
+    return math.ceil(INFORMATIVE_FLOOR * profiles.PROFILES[profile]["max_examples"])
+
+
+def search_seed(claim_id: str, seed: int) -> int:
+    """The Hypothesis seed of claim ``claim_id`` in a run with seed ``seed``: a hash of both, never of a path,
+    a function's source or Python's hash seed (issue 13, item 6)."""
+    return int.from_bytes(hashlib.sha256(f"{claim_id}/{seed}".encode()).digest()[:8], "big")
+
+
+@contextlib.contextmanager
+def _without_local_constants():
+    """Hypothesis draws, now and then, a number it read from the source of "local" modules (any module outside
+    site-packages: this project in an editable install, not in a wheel), so one seed gives different instances
+    in different installs or working directories. Switched off for the duration of a search."""
+    local_constants = getattr(hypothesis_providers, "_get_local_constants", None)
+    if local_constants is None or not hasattr(hypothesis_providers, "CONSTANTS_CACHE"):   # a Hypothesis without the feature
+        yield
+        return
+    hypothesis_providers._get_local_constants = hypothesis_providers.Constants
+    hypothesis_providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        yield
+    finally:
+        hypothesis_providers._get_local_constants = local_constants
+        hypothesis_providers.CONSTANTS_CACHE.cache.clear()
 
 
 def evaluate(claim, instance, impl=ovk_ref):
@@ -85,14 +152,13 @@ def _evaluate(claim, instance, impl):
     return not outcome.margin >= 0, outcome, False
 
 
-def _settings(profile: str, seed, shrink: bool):
+def _settings(profile: str, shrink: bool):
     options = dict(profiles.PROFILES[profile])
-    if not shrink:
-        options["phases"] = [Phase.explicit, Phase.reuse, Phase.generate]
+    options["phases"] = [Phase.explicit, Phase.generate, Phase.target] + ([Phase.shrink] if shrink else [])
+    # one failure is all a verdict needs; looking for more stops after a wall-clock time, which would make
+    # the shrunk counterexample depend on the machine's speed
     options.update(database=None, verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck),
-                   print_blob=False, deadline=None)
-    if seed is not None:
-        options["derandomize"] = False
+                   print_blob=False, deadline=None, derandomize=False, report_multiple_bugs=False)
     return settings(**options)
 
 
@@ -101,8 +167,9 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
     """Search claim ``claim_id`` for a counterexample under ``profile`` (default: HYPOTHESIS_PROFILE or dev).
 
     ``impl`` is the implementation under test (ovk_ref by default; any object with ovk_ref's
-    ``onorma``/``monorma``/``batch_ridge``). ``seed`` makes a random profile reproducible. ``progress``, if
-    given, is called with no argument after every instance. ``shrink=False`` reports the first counterexample
+    ``onorma``/``monorma``/``batch_ridge``). ``seed`` makes a random profile reproducible (a derandomised
+    profile runs with seed 0 unless given one). ``progress``, if given, is called with the verdict so far
+    after every instance. ``shrink=False`` reports the first counterexample
     found instead of the smallest (faster when only the verdict matters).
     """
     if claim_id not in CLAIMS:
@@ -111,7 +178,8 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
     if profile not in profiles.PROFILES:
         raise ValueError(f"profile must be one of {sorted(profiles.PROFILES)}, got {profile!r}")
     claim = CLAIMS[claim_id]
-    verdict = Verdict(claim=claim_id, expected=claim.expected, verdict="not applicable", profile=profile)
+    verdict = Verdict(claim=claim_id, expected=claim.expected, verdict="not applicable", profile=profile,
+                      floor=min(informative_floor(profile), claim.space or math.inf))
     if not claim.applies_to(impl):
         return verdict
     failing = {}
@@ -125,27 +193,38 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
             violated, record = True, failing["seen"][key]
         else:
             verdict.instances += 1
-            if progress is not None:
-                progress()
             violated, outcome, rechecked = evaluate(claim, instance, impl)
             verdict.rechecked += rechecked
-            if outcome.relative_margin < verdict.worst_margin or math.isnan(outcome.relative_margin):
-                verdict.worst_margin, verdict.worst_quantities = outcome.relative_margin, outcome.quantities
-            record = {"quantities": outcome.quantities, "margin": outcome.relative_margin}
+            margin = outcome.relative_margin
+            if outcome.informative:
+                verdict.informative += 1
+            if (outcome.informative or violated) and (margin < verdict.worst_margin or math.isnan(margin)):
+                verdict.worst_margin, verdict.worst_quantities = margin, outcome.quantities
+                verdict.worst_observed, verdict.worst_bound = outcome.observed, outcome.bound
+            if progress is not None:
+                progress(verdict)
+            record = {"quantities": outcome.quantities, "margin": margin}
             if violated:
                 failing.setdefault("found_at", verdict.instances)
                 failing.setdefault("seen", {})[key] = record
+            elif math.isfinite(margin):
+                target(-margin, label="violation")   # steer the search towards the bound
         if violated:  # one raise statement: Hypothesis tells failures apart by where they are raised
             failing.update(instance=instance, **record)
             raise _Violation(f"margin {record['margin']!r}")
+        if not outcome.informative:
+            reject()   # drawn and counted; Hypothesis draws another in its place
 
-    test = _settings(profile, seed, shrink)(given(claim.instances)(search))
-    if seed is not None:
-        test = hypothesis_seed(seed)(test)
+    test = _settings(profile, shrink)(given(claim.instances)(search))
+    if seed is not None or profiles.PROFILES[profile].get("derandomize"):
+        test = hypothesis_seed(search_seed(claim_id, seed or 0))(test)
     try:
-        test()
+        with _without_local_constants():
+            test()
         verdict.verdict = "open" if claim.expected == "open" else "holds"
         _replay_known(claim, impl, verdict)
+    except Unsatisfiable:   # not one informative instance: a verdict below its floor
+        verdict.verdict = "open" if claim.expected == "open" else "holds"
     except _Violation:
         verdict.verdict = "false"
         verdict.counterexample = failing["instance"]   # the last failing call is Hypothesis' replay of its smallest

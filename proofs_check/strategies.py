@@ -123,15 +123,24 @@ def losses(d: int):
 
 
 @st.composite
-def streams(draw, p: int, d: int, *, loss="squared", min_n: int = 1, max_n: int = 12, y_bound: float = 1.0):
-    """``(X, Y)``: X in ``[0, 1]^p``, rows of Y with ``||y|| <= y_bound`` (one-hot for hinge/softmax)."""
+def streams(draw, p: int, d: int, *, loss="squared", min_n: int = 1, max_n: int = 12, y_bound: float = 1.0,
+            nonzero: bool = False, extreme: bool = False):
+    """``(X, Y)``: X in ``[0, 1]^p``, rows of Y with ``||y|| <= y_bound`` (one-hot for hinge/softmax); with
+    ``nonzero``, ``x_1`` and ``y_1`` are not 0 (a stream that starts at 0 tests little); with ``extreme``,
+    every ``x_t`` is a vertex of the box (where ``||K(x, x)||`` reaches kappa^2) and every non-zero ``y_t`` has
+    norm ``y_bound``: where norm bounds are tight."""
     n = draw(st.integers(min_n, max_n))
-    X = draw(unit_interval_arrays((n, p)))
+    X = draw(hnp.arrays(float, (n, p), elements=st.sampled_from([1.0, 0.0])) if extreme else unit_interval_arrays((n, p)))
+    assume(not nonzero or np.any(X[0] != 0))
     if ovk_ref.as_loss(loss).one_hot_targets:
         classes = draw(hnp.arrays(int, n, elements=st.integers(0, d - 1)))
         return X, np.eye(d)[classes]
     Y = draw(bounded_arrays((n, d), bound=y_bound))
+    assume(not nonzero or np.any(Y[0] != 0))
     norms = np.linalg.norm(Y, axis=1, keepdims=True)
+    if extreme:
+        Y = np.where(norms > 0, Y * (y_bound / np.maximum(norms, 1e-300)), Y)
+        norms = np.linalg.norm(Y, axis=1, keepdims=True)
     # rescaled rows get a few ulps of room, so that ||y|| <= y_bound survives the rounding of the division
     return X, np.where(norms > y_bound, Y * (y_bound / np.maximum(norms, 1e-300) * (1 - 4 * np.finfo(float).eps)), Y)
 
@@ -209,7 +218,7 @@ REGIMES = ("any", "hyp2", "hyp3", "hyp3_without_lam")
 
 @st.composite
 def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, truncation: bool = False,
-                     max_n: int = 10, min_n: int = 1, lam_boundary: bool = True):
+                     max_n: int = 10, min_n: int = 1, lam_boundary: bool = True, extreme: bool = False):
     """An ONORMA instance under ``regime``:
 
     * ``any``: any loss, any ``lam > 0``, ``rho = eta lam`` in (0, 1);
@@ -217,6 +226,8 @@ def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, t
     * ``hyp3``: Hyp. 1, 3: squared loss, ``||y_t|| <= C_y``, ``lam = c kappa^2`` with ``c >= 2`` up to ``c = 1e3``
       (``c = 2`` itself, E17, only with ``lam_boundary``; else ``c > 2`` as the paper states);
     * ``hyp3_without_lam``: as ``hyp3`` but ``c`` in [1e-3, 2): breaks exactly Hyp. 3(iii) ``lam > 2 kappa^2``.
+
+    ``extreme`` draws the stream where norm bounds are tight (``streams``): for a search of a claim that is false.
     """
     if regime not in REGIMES:
         raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
@@ -229,7 +240,7 @@ def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, t
     else:
         loss = draw(losses(d))
     C_y = draw(log_uniform(1e-2, 1e2))
-    X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, y_bound=C_y))
+    X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, y_bound=C_y, nonzero=True, extreme=extreme))
     if regime == "hyp3":
         c = draw(st.one_of(st.just(2.0), log_uniform(2.0, 1e3)) if lam_boundary else log_uniform(2.0, 1e3).filter(lambda c: c > 2))
         lam = kappa2 * c
@@ -246,18 +257,18 @@ def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, t
 
 
 @st.composite
-def monorma_instances(draw, *, max_n: int = 8, max_m: int = 3, copies: bool = False):
+def monorma_instances(draw, *, max_n: int = 8, min_n: int = 1, max_m: int = 3, min_m: int = 1, copies: bool = False):
     """A MONORMA instance: ``m`` kernels with one ``d`` and ``p`` (or ``m`` copies of one kernel), ``r`` log-uniform
     in [0.1, 10] (``r = 1`` included), any loss, any ``lam``, ``rho`` in (0, 1)."""
     d, p = draw(dimensions), draw(dimensions)
-    m = draw(st.integers(1, max_m))
+    m = draw(st.integers(min_m, max_m))
+    # kernels_with_kappa2: scaled, and never 0 on the whole box (a zero kernel has gamma = 0 for ever)
     if copies:
-        kernel = draw(kernels(d, p))
-        kernel_list = [kernel] * m
+        kernel_list = [draw(kernels_with_kappa2(d, p))[0]] * m
     else:
-        kernel_list = draw(st.lists(kernels(d, p), min_size=m, max_size=m))
+        kernel_list = [pair[0] for pair in draw(st.lists(kernels_with_kappa2(d, p), min_size=m, max_size=m))]
     loss = draw(losses(d))
-    X, Y = draw(streams(p, d, loss=loss, max_n=max_n))
+    X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, nonzero=True))
     lam = draw(log_uniform(1e-3, 1e2))
     eta = draw(rhos()) / lam
     assume(0 < eta * lam < 1)
@@ -267,28 +278,32 @@ def monorma_instances(draw, *, max_n: int = 8, max_m: int = 3, copies: bool = Fa
 
 
 @st.composite
-def kernel_point_sets(draw, *, max_k: int = 6, feature_only: bool = False):
+def kernel_point_sets(draw, *, max_k: int = 6, min_k: int = 1, feature_only: bool = False):
     """A kernel with points ``x_1..x_k`` in ``[0,1]^p``, coefficients ``a_i`` and a probe ``(x, y)`` (spec 2.2-2.3)."""
     d, p = draw(dimensions), draw(dimensions)
     kernel, kappa2 = draw(kernels_with_kappa2(d, p, feature_only=feature_only))
-    k = draw(st.integers(1, max_k))
+    k = draw(st.integers(min_k, max_k))
     X = draw(unit_interval_arrays((k, p)))
-    return {"kernel": kernel.to_dict(), "p": p, "d": d, "kappa2": kappa2, "X": X.tolist(),
-            "A": draw(bounded_arrays((k, d))).tolist(), "x": draw(unit_interval_arrays(p)).tolist(),
-            "y": draw(bounded_arrays(d)).tolist()}
+    A, y = draw(bounded_arrays((k, d))), draw(bounded_arrays(d))
+    x = draw(unit_interval_arrays(p))
+    assume(np.any(A != 0) and np.any(y != 0) and np.any(x != 0))   # f = 0, y = 0 or x = 0 makes most identities 0 = 0
+    return {"kernel": kernel.to_dict(), "p": p, "d": d, "kappa2": kappa2, "X": X.tolist(), "A": A.tolist(),
+            "x": x.tolist(), "y": y.tolist()}
 
 
 @st.composite
 def loss_points(draw):
-    """A loss of spec 4 with a target ``y`` and two predictions ``z``, ``z2`` (entries in [-3, 3]) and ``theta`` in [0, 1]."""
+    """A loss of spec 4 with a target ``y`` and two predictions ``z != z2`` (entries in [-3, 3]) and ``theta`` in (0, 1)."""
     d = draw(dimensions)
     loss = draw(losses(d))
     if ovk_ref.as_loss(loss).one_hot_targets:
         y = np.eye(d)[draw(st.integers(0, d - 1))]
     else:
         y = draw(bounded_arrays(d, bound=2.0))
-    return {"loss": loss, "d": d, "y": y.tolist(), "z": draw(bounded_arrays(d, bound=3.0)).tolist(),
-            "z2": draw(bounded_arrays(d, bound=3.0)).tolist(), "theta": draw(st.floats(0.0, 1.0, **FLOATS))}
+    z, z2 = draw(bounded_arrays(d, bound=3.0)), draw(bounded_arrays(d, bound=3.0))
+    assume(np.any(z != z2))   # z = z' makes every loss inequality 0 <= 0
+    return {"loss": loss, "d": d, "y": y.tolist(), "z": z.tolist(), "z2": z2.tolist(),
+            "theta": draw(st.floats(0.0, 1.0, exclude_min=True, exclude_max=True, **FLOATS))}
 
 
 def smooth_losses(d: int):

@@ -4,8 +4,12 @@ A ``Claim`` has a stable id, the statement in one line, the paper's reference, i
 expected verdict (``holds``, ``false`` or ``open``), a Hypothesis strategy of instances (plain,
 JSON-able dicts, so that a counterexample can be replayed by pasting it) and ``check(instance, impl,
 precision)`` returning an ``Outcome``: the margin (bound minus observed; negative means violated).
-A claim expected ``false`` carries ``known_counterexamples``: small instances (shrunk by an earlier search)
-that a run replays when its own random search finds none, so a known finding never goes missing.
+A claim says what makes an instance ``informative`` for it (at least two rounds, a non-zero target, a delta
+update that happened, a bound that is not vacuous, ...); its check marks each ``Outcome`` so, and a verdict
+counts only informative instances (issue 10, item 1). A claim whose search space is finite says how many distinct
+instances it has (``space``): a search that checked them all needs no more.
+A claim expected ``false`` carries ``known_counterexamples``: small instances (shrunk by an earlier search),
+kept as regression pins; a run replays them only when its own search finds no violation.
 """
 from __future__ import annotations
 
@@ -26,6 +30,9 @@ class Outcome:
     ``tie`` (relative to ``magnitude``) is how far below 0 the recomputed margin may be and still count as a tie:
     ``HIGH_PRECISION_TIE`` by default, more when the claim rests on an input that is exact only up to a
     tolerance (a float matrix B accepted as PSD up to ``PSD_EIGENVALUE``).
+    ``informative`` says whether the instance tests the claim at all (the claim's ``informative`` text says
+    when: two rounds, a non-zero target, a delta update that happened, ...); ``observed`` and ``bound`` are the
+    two sides compared where the margin is tightest (for an identity: the error and the error allowed).
     """
 
     margin: float
@@ -33,6 +40,9 @@ class Outcome:
     quantities: dict = field(default_factory=dict)
     magnitude: float | None = None
     tie: float | None = None
+    informative: bool = True
+    observed: float | None = None
+    bound: float | None = None
 
     @property
     def resolution_scale(self) -> float:
@@ -55,6 +65,8 @@ class Claim:
     uses: tuple = ()                       # the functions of the implementation under test it calls
     notes: str = ""
     known_counterexamples: tuple = ()      # instances that violate the claim (for expected == "false")
+    informative: str = ""                  # what makes an instance informative for this claim (Outcome.informative)
+    space: int | None = None               # the number of distinct instances, when the search space is finite
 
     def __post_init__(self):
         if self.expected not in EXPECTED_VERDICTS:
@@ -62,6 +74,8 @@ class Claim:
         unknown = set(self.uses) - set(IMPLEMENTATION_FUNCTIONS)
         if unknown:
             raise ValueError(f"uses must name functions among {IMPLEMENTATION_FUNCTIONS}, got {sorted(unknown)}")
+        if not self.informative:
+            raise ValueError(f"informative must say what makes an instance informative for claim {self.id}")
         if self.known_counterexamples and self.expected != "false":
             raise ValueError(f"known_counterexamples belong to claims expected false, not {self.expected!r} ({self.id})")
 
@@ -74,13 +88,14 @@ class Claim:
 CLAIMS: dict[str, Claim] = {}
 
 
-def claim(id, *, statement, reference, hypotheses, expected, instances, uses=(), notes="", known_counterexamples=()):
+def claim(id, *, statement, reference, hypotheses, expected, instances, informative, uses=(), notes="",
+          known_counterexamples=(), space=None):
     """Decorator registering ``check`` as the check of a new claim ``id``."""
     def register(check):
         if id in CLAIMS:
             raise ValueError(f"claim id {id!r} is registered twice")
         CLAIMS[id] = Claim(id=id, statement=statement, reference=reference, hypotheses=hypotheses, expected=expected,
                            instances=instances, check=check, uses=tuple(uses), notes=notes,
-                           known_counterexamples=tuple(known_counterexamples))
+                           known_counterexamples=tuple(known_counterexamples), informative=informative, space=space)
         return check
     return register

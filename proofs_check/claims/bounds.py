@@ -22,8 +22,13 @@ SMOOTH_LIPSCHITZ = ("huber", "softmax")
 
 def theorem_instances(truncation=False):
     """Hyp. 1 and (Hyp. 2 with a feature kernel, for the certified comparator) or Hyp. 3 (any kernel)."""
-    return st.one_of(strategies.onorma_instances("hyp2", feature_only=True, truncation=truncation, max_n=8),
-                     strategies.onorma_instances("hyp3", truncation=truncation, max_n=8))
+    return st.one_of(strategies.onorma_instances("hyp2", feature_only=True, truncation=truncation, max_n=8, min_n=2),
+                     strategies.onorma_instances("hyp3", truncation=truncation, max_n=8, min_n=2))
+
+
+#: what makes an instance of a risk bound (Theorems 1-2) informative
+THEOREM_INFORMATIVE = ("two rounds or more, and a prefix whose online average exceeds min R_reg (the excess term is "
+                       "needed); margin relative to the excess term")
 
 
 def _comparator(instance, n, precision=None):
@@ -34,7 +39,8 @@ def _comparator(instance, n, precision=None):
 @claim("prop1.iii", statement="||f_n|| <= U = C kappa / lam for the batch minimiser f_n of every prefix",
        reference="Prop. 1(iii); spec C11, E15", hypotheses="Hyp. 1-2; feature kernel, differentiable loss (certified norm)",
        expected="holds",
-       instances=strategies.onorma_instances("hyp2", feature_only=True).filter(lambda i: loss_name(i) in SMOOTH_LIPSCHITZ))
+       instances=strategies.onorma_instances("hyp2", feature_only=True).filter(lambda i: loss_name(i) in SMOOTH_LIPSCHITZ),
+       informative="f_n != 0; margin relative to U")
 def prop1_iii(instance, impl=None, precision=None):
     bound = U(instance)
     norms = [float(comparators.feature_minimum(instance["kernel"], *[a[:n] for a in common.arrays(instance)], instance["lam"],
@@ -42,7 +48,8 @@ def prop1_iii(instance, impl=None, precision=None):
     # the certified norm is resolved only to 2 gtol / lam (tolerances.OPTIMISER_GRADIENT_NORM); the claim is tight
     resolution = 2 * tolerances.OPTIMISER_GRADIENT_NORM / instance["lam"]
     return Outcome(margin=bound - max(norms), scale=bound, tie=resolution / bound,
-                   quantities={"max_norm_upper": max(norms), "U": bound})
+                   quantities={"max_norm_upper": max(norms), "U": bound}, informative=max(norms) > resolution,
+                   observed=max(norms), bound=bound)
 
 
 def _batch_norms(instance, precision=None):
@@ -51,7 +58,8 @@ def _batch_norms(instance, precision=None):
 
 @claim("prop2.iv", statement="||f_n|| <= 2 C_y / lam for the batch minimiser f_n of every prefix",
        reference="Prop. 2(iv); spec C14, E18", hypotheses="Hyp. 1, 3 (squared loss, ||y_t|| <= C_y, lam > 2 kappa^2)",
-       expected="false", instances=strategies.onorma_instances("hyp3", lam_boundary=False),
+       expected="false", instances=strategies.onorma_instances("hyp3", lam_boundary=False, extreme=True),
+       informative="f_n != 0",
        known_counterexamples=[{"kernel": {"type": "sum", "terms": [{"weight": 10.0, "kernel": {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}}]}, "p": 1, "d": 1, "loss": "squared", "C": None, "C_y": 1.0, "truncation": None,
                                "X": [[0.0]], "Y": [[1.0]], "lam": 100.0, "eta": 0.005, "kappa2": 10.0}],
        notes="the proof's (lam/2)||f||^2 <= C_y^2/2 gives ||f|| <= C_y/sqrt(lam), not 2 C_y/lam; one point with "
@@ -60,17 +68,19 @@ def prop2_iv(instance, impl=None, precision=None):
     bound = constant(2 * constants.C_y / constants.lam, instance)
     norms = _batch_norms(instance, precision)
     return Outcome(margin=bound - max(norms), scale=bound,
-                   quantities={"max_norm": max(norms), "2C_y/lam": bound, "C_y/kappa": constant(constants.C_y / constants.kappa, instance)})
+                   quantities={"max_norm": max(norms), "2C_y/lam": bound, "C_y/kappa": constant(constants.C_y / constants.kappa, instance)},
+                   informative=common.resolved(norms), observed=max(norms), bound=bound)
 
 
 @claim("prop2.iv_U", statement="||f_n|| <= U = max(C_y/kappa, 2 C_y/lam): the norm bound Theorem 1 actually uses",
        reference="Prop. 2(iv) as used by Thm. 1; spec C14, E11", hypotheses="Hyp. 1, 3", expected="holds",
-       instances=strategies.onorma_instances("hyp3"),
+       instances=strategies.onorma_instances("hyp3"), informative="f_n != 0; margin relative to U",
        notes="||f_n|| <= C_y/sqrt(lam) (from R_reg(f_n) <= R_reg(0) <= C_y^2/2) < C_y/(sqrt(2) kappa) <= U")
 def prop2_iv_u(instance, impl=None, precision=None):
     bound = U(instance)
     norms = _batch_norms(instance, precision)
-    return Outcome(margin=bound - max(norms), scale=bound, quantities={"max_norm": max(norms), "U": bound})
+    return Outcome(margin=bound - max(norms), scale=bound, quantities={"max_norm": max(norms), "U": bound},
+                   informative=common.resolved(norms), observed=max(norms), bound=bound)
 
 
 def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, truncation_term=False) -> Outcome:
@@ -80,7 +90,7 @@ def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, tr
     risks = list(common.regularised_risks(K, instance["loss"], trajectory, instance["lam"], post_update=post_update))
     removed = _removed_norms(instance, trajectory) if truncation_term else None
     u = U(instance, precision)
-    worst = None
+    worst, excess_needed = None, False
     for n in range(1, len(risks) + 1):
         lhs = sum(risks[:n]) / n
         comparator = _comparator(instance, n, precision)
@@ -88,12 +98,17 @@ def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, tr
         slack = constants.evaluate(excess, **values) if precision else constants.value(excess, **values)
         extra = 2 * float(u) / n * float(np.sum(removed[:n] / common.step_sizes(instance, n))) if truncation_term else 0.0
         margin = comparator.lower + slack + extra - lhs
+        # the excess term is needed at prefix n: the online average exceeds min R_reg by more than round-off
+        excess_needed = excess_needed or float(lhs - comparator.lower) > (
+            tolerances.IDENTITY_RTOL * float(abs(lhs) + abs(comparator.lower)) + tolerances.IDENTITY_ATOL)
         if worst is None or float(margin / slack) < worst.relative_margin:
             worst = Outcome(margin=float(margin), scale=float(slack),
                             magnitude=float(abs(lhs) + abs(comparator.lower) + slack + extra), quantities={
                                 "n": n, "lhs": float(lhs), "min_R_reg_lower": float(comparator.lower),
                                 "min_R_reg_upper": float(comparator.upper), "excess": float(slack),
-                                "truncation_term": extra, "U": float(u)})
+                                "truncation_term": extra, "U": float(u)},
+                            observed=float(lhs), bound=float(comparator.lower + slack + extra))
+    worst.informative = len(risks) >= 2 and excess_needed
     return worst
 
 
@@ -115,21 +130,21 @@ def _removed_norms(instance, trajectory) -> np.ndarray:
 
 @claim("thm1.predictor", statement="(1/n) sum_t R_inst(f_{t-1}, x_t, y_t) <= R_reg(f_n, n) + a/sqrt(n) + b/n for every n",
        reference="Thm. 1 (predictor reading); spec C18, E10, E11", hypotheses="Hyp. 1 and (Hyp. 2 or Hyp. 3), no truncation",
-       expected="holds", instances=theorem_instances(), uses=("onorma",))
+       expected="holds", instances=theorem_instances(), uses=("onorma",), informative=THEOREM_INFORMATIVE)
 def theorem1_predictor(instance, impl, precision=None):
     return _theorem_outcome(instance, impl, precision, excess=constants.THEOREM1_EXCESS)
 
 
 @claim("thm1.sharpened", statement="(1/n) sum_t R_t(f_{t-1}) <= R_reg(f_n, n) + a/sqrt(n) - (3U^2/(2 eta) + 2 lam^2 U^2 eta)/n",
        reference="Thm. 1 sharpened; spec C18s, 11", hypotheses="Hyp. 1 and (Hyp. 2 or Hyp. 3), no truncation",
-       expected="holds", instances=theorem_instances(), uses=("onorma",))
+       expected="holds", instances=theorem_instances(), uses=("onorma",), informative=THEOREM_INFORMATIVE)
 def theorem1_sharpened(instance, impl, precision=None):
     return _theorem_outcome(instance, impl, precision, excess=constants.SHARPENED_EXCESS)
 
 
 @claim("thm1.post_update", statement="(1/n) sum_t R_inst(f_t, x_t, y_t) <= R_reg(f_n, n) + a/sqrt(n) + b/n for every n",
        reference="Thm. 1 (post-update reading f_i); spec C19, E10", hypotheses="Hyp. 1 and (Hyp. 2 or Hyp. 3), no truncation",
-       expected="holds", instances=theorem_instances(), uses=("onorma",))
+       expected="holds", instances=theorem_instances(), uses=("onorma",), informative=THEOREM_INFORMATIVE)
 def theorem1_post_update(instance, impl, precision=None):
     return _theorem_outcome(instance, impl, precision, excess=constants.THEOREM1_EXCESS, post_update=True)
 
@@ -137,7 +152,8 @@ def theorem1_post_update(instance, impl, precision=None):
 @claim("thm1.per_round", statement="R_t(f_t) - R_t(0) <= (||f_{t-1}||^2 - ||f_t||^2)/(2 eta_t) - (lam/2)||f_{t-1}||^2 + 2 L^2 eta_t + 2 lam L^2 eta_t^2 every round",
        reference="Thm. 1 post-update proof, per-round inequality with g = 0; spec C19, 11(v)",
        hypotheses="Hyp. 1-2 (L = kappa C = lam U), any kernel, no truncation", expected="holds",
-       instances=strategies.onorma_instances("hyp2"), uses=("onorma",))
+       instances=strategies.onorma_instances("hyp2", min_n=2), uses=("onorma",),
+       informative="a round t >= 2 with f_{t-1} != 0; margin relative to the allowance 2 L^2 eta_t + 2 lam L^2 eta_t^2")
 def theorem1_per_round(instance, impl, precision=None):
     trajectory = common.trajectory(impl, instance, precision)
     K, loss, lam = common.kernel(instance), ovk_ref.as_loss(instance["loss"]), instance["lam"]
@@ -158,13 +174,16 @@ def theorem1_per_round(instance, impl, precision=None):
         margin = float(bound - observed)
         if worst is None or margin / float(allowance) < worst.relative_margin:   # relative to the allowance for E_t
             worst = Outcome(margin=margin, scale=float(allowance), magnitude=magnitude, tie=tolerances.PSD_EIGENVALUE,
-                            quantities={"round": t, "lhs": float(observed), "rhs": float(bound)})
+                            quantities={"round": t, "lhs": float(observed), "rhs": float(bound)},
+                            observed=float(observed), bound=float(bound))
+    worst.informative = common.resolved([float(trajectory.norm(K, t)) for t in range(1, n)])
     return worst
 
 
 @claim("thm1.squared_without_lam", statement="Theorem 1 for the squared loss also holds without lam > 2 kappa^2",
        reference="Thm. 1, Hyp. 3(iii); spec C22, E19", hypotheses="Hyp. 1, 3(i)-(ii) only: lam < 2 kappa^2 (breaks Hyp. 3(iii))",
        expected="false", instances=strategies.onorma_instances("hyp3_without_lam", max_n=8), uses=("onorma",),
+       informative=THEOREM_INFORMATIVE,
        known_counterexamples=[{"kernel": {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}, "p": 1, "d": 1, "loss": "squared", "C": None, "C_y": 1.0, "truncation": None, "X": [[0.0]] * 4,
                                "Y": [[1.0], [0.0], [0.0], [0.0]], "lam": 0.1, "eta": 5.0, "kappa2": 1.0}],
        notes="C22 decided: the hypothesis (or some bound on eta kappa^2) is needed, not only the proof; with "
@@ -175,7 +194,7 @@ def theorem1_without_lam(instance, impl, precision=None):
 
 @claim("thm2.any_truncation", statement="LHS_n <= R_reg(f_n,n) + a/sqrt(n) - (3U^2/(2 eta) + 2 lam^2 U^2 eta)/n + (2U/n) sum_t ||Delta_t||/eta_t",
        reference="Thm. 2' (perturbed SGD); spec C20", hypotheses="Hyp. 1 and (Hyp. 2 or 3), any truncation schedule",
-       expected="holds", instances=theorem_instances(truncation=True), uses=("onorma",))
+       expected="holds", instances=theorem_instances(truncation=True), uses=("onorma",), informative=THEOREM_INFORMATIVE)
 def theorem2_any_truncation(instance, impl, precision=None):
     return _theorem_outcome(instance, impl, precision, excess=constants.SHARPENED_EXCESS, truncation_term=True)
 
@@ -184,7 +203,7 @@ def theorem2_any_truncation(instance, impl, precision=None):
        reference="Thm. 2; spec C21, E12, E13", hypotheses="Hyp. 1 and (Hyp. 2 or 3), schedule of spec 5.3 with a drawn t0",
        expected="open",
        instances=theorem_instances(truncation=True).filter(lambda i: i["truncation"] is not None and "t0" in i["truncation"]),
-       uses=("onorma",),
+       uses=("onorma",), informative=THEOREM_INFORMATIVE,
        notes="E13: the paper's 'there exists t0' cannot be refuted by finitely many runs; C21 proves it in a certified "
              "form, whose finite part is the claim thm2.certificate; no drawn t0 has given a violation")
 def theorem2_exists_t0(instance, impl, precision=None):
@@ -202,7 +221,7 @@ def _certificate_instances(draw):
 
 @claim("thm2.certificate", statement="with Theorem 2's schedule (t0 = 1): S_n <= 8 rho sqrt(n) for n <= 5000, the condition that gives Thm. 2 for every stream",
        reference="Thm. 2; spec C21, E13", hypotheses="rho = eta lam in [0.5, 0.95], epsilon in [0.25, 0.45], t0 = 1",
-       expected="holds", instances=_certificate_instances(),
+       expected="holds", instances=_certificate_instances(), informative="every instance",
        notes="finite part of the C21 certificate only (n <= CERTIFICATE_HORIZON; the tail bound is not run)")
 def theorem2_certificate(instance, impl=None, precision=None):
     rho, schedule = instance["rho"], ovk_ref.theorem2_schedule(instance["t0"], instance["epsilon"])
@@ -216,7 +235,8 @@ def theorem2_certificate(instance, impl=None, precision=None):
         terms[index] = np.sqrt(round_t / i_t) * np.exp(log_shrink[round_t] - log_shrink[i_t])
     ratios = np.cumsum(terms) / (8 * rho * np.sqrt(t))
     worst = int(np.argmax(ratios))
-    return Outcome(margin=float(1 - ratios[worst]), quantities={"n": worst + 1, "S_n/(8 rho sqrt n)": float(ratios[worst])})
+    return Outcome(margin=float(1 - ratios[worst]), quantities={"n": worst + 1, "S_n/(8 rho sqrt n)": float(ratios[worst])},
+                   observed=float(ratios[worst]), bound=1.0)
 
 
 _FACTOR = sp.Symbol("factor", positive=True)
@@ -233,7 +253,7 @@ def _eta_star_instances(draw):
 
 @claim("bound.eta_star", statement="eta* = sqrt(2 + 1/(2 sqrt n))/(2 lam) minimises a/sqrt(n) + b/n, with eta* lam < 1 and value 2 sqrt2 lam U^2 sqrt(4 sqrt n + 1)/n^(3/4)",
        reference="spec 10", hypotheses="n >= 1, lam > 0, U > 0; compared with eta = factor * eta*", expected="holds",
-       instances=_eta_star_instances())
+       instances=_eta_star_instances(), informative="every instance")
 def eta_star(instance, impl=None, precision=None):
     values = {name: instance[name] for name in ("n", "lam", "U")}
     star = constants.evaluate(constants.ETA_STAR, n=instance["n"], lam=instance["lam"])
@@ -246,12 +266,14 @@ def eta_star(instance, impl=None, precision=None):
                                         tolerances.HIGH_PRECISION_TIE - float(abs(at_star - minimum) / minimum),
                                         tolerances.HIGH_PRECISION_TIE - float(abs(derivative) * star / at_star)) if margin < 0]
     margin = min(violations) if violations else 1 - float(star) * instance["lam"]   # eta* is admissible: eta* lam < 1
-    return Outcome(margin=margin, quantities={"eta_star_lam": float(star) * instance["lam"], "minimum": float(minimum)})
+    return Outcome(margin=margin, quantities={"eta_star_lam": float(star) * instance["lam"], "minimum": float(minimum)},
+                   observed=float(star) * instance["lam"], bound=1.0)
 
 
 @claim("batch.optimality", statement="batch_ridge solves (G + t lam I) c = vec(Y), i.e. lam h + (1/t) sum_i K(., x_i)(h(x_i) - y_i) = 0",
        reference="spec 7.1, C25", hypotheses="any kernel, lam > 0", expected="holds",
-       instances=strategies.onorma_instances("any").filter(lambda i: loss_name(i) == "squared"), uses=("batch_ridge",))
+       instances=strategies.onorma_instances("any", min_n=2).filter(lambda i: loss_name(i) == "squared"), uses=("batch_ridge",),
+       informative="two examples or more and a non-zero solution c")
 def batch_optimality(instance, impl, precision=None):
     X, Y = common.arrays(instance)
     K = common.kernel(instance)
@@ -260,4 +282,5 @@ def batch_optimality(instance, impl, precision=None):
     residual = float(np.max(np.abs(system @ c - Y.reshape(-1))))
     magnitude = float(np.max(np.abs(system) @ np.abs(c) + np.abs(Y.reshape(-1))))
     allowed = tolerances.IDENTITY_RTOL * magnitude + tolerances.IDENTITY_ATOL
-    return Outcome(margin=allowed - residual, scale=allowed, quantities={"residual": residual})
+    return Outcome(margin=allowed - residual, scale=allowed, quantities={"residual": residual}, informative=common.resolved(c),
+                   observed=residual, bound=allowed)

@@ -132,6 +132,15 @@ def loss_name(instance) -> str:
     return ovk_ref.as_loss(instance["loss"]).name
 
 
+def resolved(values, order: int = 1) -> bool:
+    """Some entry above ``IDENTITY_ATOL ** order`` in magnitude (order 2 for squares and products: squared norms,
+    gamma, w). Below it a quantity is rounding noise to the checks: an instance is informative only on quantities
+    the check resolves, and an exact-zero test would make the count of informative instances, hence the search,
+    hinge on the last bit of a float sum."""
+    values = np.abs(np.asarray(values, dtype=float))
+    return bool(values.size) and bool(np.max(values) > tolerances.IDENTITY_ATOL**order)
+
+
 def close(observed, expected, **quantities) -> Outcome:
     """Two computations of the same array, compared with IDENTITY_RTOL (margin relative to the allowed error)."""
     observed, expected = np.asarray(observed, dtype=float), np.asarray(expected, dtype=float)
@@ -139,13 +148,14 @@ def close(observed, expected, **quantities) -> Outcome:
     if not np.all(np.isfinite(observed)):
         error = float("inf")
     allowed = tolerances.IDENTITY_RTOL * float(np.max(np.abs(expected), initial=0.0)) + tolerances.IDENTITY_ATOL
-    return Outcome(margin=allowed - error, scale=allowed, quantities={"max_error": error, **quantities})
+    return Outcome(margin=allowed - error, scale=allowed, quantities={"max_error": error, **quantities}, observed=error,
+                   bound=allowed)
 
 
 def discrete(mismatches: list, **quantities) -> Outcome:
     """An exact (integer) fact: margin +DISCRETE_MARGIN when it holds, minus that per mismatch otherwise."""
     return Outcome(margin=tolerances.DISCRETE_MARGIN * (1 - 2 * len(mismatches)),
-                   quantities={"mismatches": mismatches[:5], **quantities})
+                   quantities={"mismatches": mismatches[:5], **quantities}, observed=len(mismatches), bound=0)
 
 
 def constant(expr, instance, precision=None):

@@ -12,6 +12,7 @@ import ovk_ref
 from ovk_ref.arithmetic import Arithmetic
 from proofs_check import strategies
 from proofs_check.claims.base import Outcome, claim
+from proofs_check.claims.common import resolved
 
 
 def _scale(*terms) -> float:
@@ -28,20 +29,22 @@ def _values(instance, precision):
 
 @claim("loss.convex", statement="l(theta z + (1-theta) z', y) <= theta l(z, y) + (1-theta) l(z', y)",
        reference="Hyp. 2 (sigma-admissible); spec 4, C4", hypotheses="each loss of spec 4", expected="holds",
-       instances=strategies.loss_points())
+       instances=strategies.loss_points(), informative="z != z', 0 < theta < 1 and a chord > 0; margin relative to the chord")
 def convex(instance, impl=None, precision=None):
     loss, num, (z, z2, y) = _values(instance, precision)
     with num.context():
         theta = num.scalar(instance["theta"])
         chord = theta * loss.value(z, y) + (1 - theta) * loss.value(z2, y)
         middle = loss.value(theta * z + (1 - theta) * z2, y)
-        return Outcome(margin=float(chord - middle), scale=_scale(chord, middle),
-                       quantities={"chord": float(chord), "value": float(middle)})
+        return Outcome(margin=float(chord - middle), scale=max(float(chord), 1e-300), magnitude=_scale(chord, middle),
+                       quantities={"chord": float(chord), "value": float(middle)}, observed=float(middle), bound=float(chord),
+                       informative=bool(0 < instance["theta"] < 1 and instance["z"] != instance["z2"] and resolved(float(chord))))
 
 
 @claim("loss.lipschitz", statement="|l(z, y) - l(z', y)| <= C ||z - z'|| and ||u|| <= C for the returned subgradient u",
        reference="Hyp. 2; spec 4, C4", hypotheses="the Lipschitz losses of spec 4 (all but squared)", expected="holds",
-       instances=strategies.loss_points().filter(lambda i: ovk_ref.as_loss(i["loss"]).lipschitz is not None))
+       instances=strategies.loss_points().filter(lambda i: ovk_ref.as_loss(i["loss"]).lipschitz is not None),
+       informative="z != z'; margin the smaller of 1 - |change|/(C ||z - z'||) and 1 - ||u||/C")
 def lipschitz(instance, impl=None, precision=None):
     loss, num, (z, z2, y) = _values(instance, precision)
     with num.context():
@@ -50,19 +53,22 @@ def lipschitz(instance, impl=None, precision=None):
         change = abs(loss.value(z, y) - loss.value(z2, y))
         u = loss.gradient(z, y)
         u_norm = mpmath.sqrt(np.dot(u, u)) if num.multiprecision else float(np.linalg.norm(u))
-        margin = min(C * distance - change, C - u_norm)
-        return Outcome(margin=float(margin), scale=float(C * (distance + 1)),
-                       quantities={"change": float(change), "distance": float(distance), "subgradient_norm": float(u_norm)})
+        sides = min([(change, C * distance), (u_norm, C)], key=lambda pair: (pair[1] - pair[0]) / pair[1] if pair[1] else 1)
+        return Outcome(margin=float(sides[1] - sides[0]), scale=max(float(sides[1]), 1e-300), magnitude=float(C * (distance + 1)),
+                       quantities={"change": float(change), "distance": float(distance), "subgradient_norm": float(u_norm)},
+                       informative=resolved(float(distance)), observed=float(sides[0]), bound=float(sides[1]))
 
 
 @claim("loss.subgradient", statement="l(z', y) >= l(z, y) + <u, z' - z> for the returned (sub)gradient u at z",
        reference="spec 4, C4, E4", hypotheses="each loss of spec 4, its deterministic selection at kinks", expected="holds",
-       instances=strategies.loss_points())
+       instances=strategies.loss_points(), informative="z != z' and a non-zero side; margin relative to the sides' size")
 def subgradient(instance, impl=None, precision=None):
     loss, num, (z, z2, y) = _values(instance, precision)
     with num.context():
         u = loss.gradient(z, y)
         linear = loss.value(z, y) + np.dot(u, z2 - z)
         value = loss.value(z2, y)
-        return Outcome(margin=float(value - linear), scale=_scale(value, loss.value(z, y), np.dot(u, z2 - z)),
-                       quantities={"value": float(value), "linearisation": float(linear)})
+        size = _scale(value, loss.value(z, y), np.dot(u, z2 - z)) - 1
+        return Outcome(margin=float(value - linear), scale=max(size, 1e-300), magnitude=size + 1,
+                       quantities={"value": float(value), "linearisation": float(linear)}, observed=float(linear),
+                       bound=float(value), informative=bool(instance["z"] != instance["z2"] and resolved(size)))

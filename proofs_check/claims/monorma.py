@@ -1,4 +1,8 @@
-"""Claims on Algorithm 2, MONORMA (spec 6, C15-C17, C24, E20, E22): run through ``impl.monorma``."""
+"""Claims on Algorithm 2, MONORMA (spec 6, C15-C17, C24, E20, E22): run through ``impl.monorma``.
+
+The identities (gamma, the log-linear form, one kernel, copies) compare the run with quantities computed here from
+the spec's formulas (``claims.explicit``), never with another path through ``ovk_ref`` (issue 10, item 3).
+"""
 from __future__ import annotations
 
 import mpmath
@@ -8,7 +12,7 @@ from hypothesis import strategies as st
 import ovk_ref
 from ovk_ref import tolerances
 from proofs_check import strategies
-from proofs_check.claims import common
+from proofs_check.claims import common, explicit
 from proofs_check.claims.base import Outcome, claim
 from proofs_check.claims.common import close, discrete
 
@@ -21,103 +25,155 @@ def run_monorma(impl, instance, precision=None) -> dict:
             ("predictions", "weights", "gamma", "coefficients", "new_coefficients", "kernel_evaluations")}
 
 
-def _updated_rounds(record) -> list:
-    """Rounds t (1-based) whose delta update is not the all-zero case: some ``w_j = (delta^j_{t-1})^2 gamma^j_t > 0``."""
+def _updated_rounds(record, above: float = 0.0) -> list:
+    """Rounds t (1-based) whose delta update is not the all-zero case: some ``w_j = (delta^j_{t-1})^2 gamma^j_t > 0``
+    (``> above``: ``IDENTITY_ATOL ** 2`` for an update that is more than round-off)."""
     m = record["weights"].shape[1]
     previous = np.vstack([np.full((1, m), 1.0 / m), record["weights"][:-1]])
     w = previous**2 * np.maximum(record["gamma"], 0)
-    return [t for t in range(1, len(w) + 1) if np.any(w[t - 1] > 0)]
+    return [t for t in range(1, len(w) + 1) if np.any(w[t - 1] > above)]
 
 
-@claim("monorma.gamma", statement="gamma^j_t = ||g^j_t||^2 (the recursion equals the Gram norm), for every kernel j",
+def _gradient_rarely_vanishes(instance) -> bool:
+    """Not the epsilon-insensitive loss: its gradient is 0 whenever ||p_t - y_t|| <= epsilon, which leaves most
+    drawn streams unlearnt (no coefficient, gamma = 0); the identities below hold for every loss."""
+    return common.loss_name(instance) != "epsilon_insensitive"
+
+
+def _explicit_gammas(instance, record) -> np.ndarray:
+    """n x m: ``gamma^j_t = ||g^j_t||^2`` as the double sum over the closed-form coefficients ``alpha_{i,t}`` built
+    from the run's own ``alpha_{i,i}`` (spec 6.2: the quantity the recursion must equal)."""
+    X, _ = common.arrays(instance)
+    kernels = [ovk_ref.as_kernel(kernel) for kernel in instance["kernels"]]
+    return np.array([[explicit.norm2(K, X[:t], explicit.shrunk(record["new_coefficients"], instance["eta"], instance["lam"], t))
+                      for K in kernels] for t in range(1, len(X) + 1)])
+
+
+def _cross_terms(instance, record) -> list:
+    """``<g^j_{t-1}(x_t), alpha_{t,t}>`` for t >= 2 and every j: the terms the gamma recursion adds beyond the new one."""
+    X, _ = common.arrays(instance)
+    kernels = [ovk_ref.as_kernel(kernel) for kernel in instance["kernels"]]
+    new = record["new_coefficients"]
+    return [float(np.dot(explicit.value(K, X[: t - 1], explicit.shrunk(new, instance["eta"], instance["lam"], t - 1), X[t - 1]),
+                         new[t - 1])) for t in range(2, len(X) + 1) for K in kernels]
+
+
+@claim("monorma.gamma", statement="gamma^j_t = ||g^j_t||^2 (the recursion equals the Gram norm), for every kernel j and round t",
        reference="Alg. 2 step 2.1, eq. (6); spec 6.2, C15, E27", hypotheses="any kernels (non-symmetric blocks included)",
-       expected="holds", instances=strategies.monorma_instances(), uses=("monorma",))
+       expected="holds", instances=strategies.monorma_instances(min_n=2), uses=("monorma",),
+       informative="a round t >= 2 with a non-zero cross term <g^j_{t-1}(x_t), alpha_{t,t}>; the Gram norm is the double "
+                   "sum over alpha_{i,t} = alpha_{i,i} prod (1 - eta_k lam), computed in the claim")
 def gamma(instance, impl, precision=None):
     record = run_monorma(impl, instance, precision)
     X, _ = common.arrays(instance)
-    a = record["coefficients"].ravel()
-    grams = [ovk_ref.as_kernel(kernel).gram(X) for kernel in instance["kernels"]]
-    expected = [float(a @ G @ a) for G in grams]
-    outcome = close(record["gamma"][-1], expected)
-    magnitude = max(float(np.abs(a) @ np.abs(G) @ np.abs(a)) for G in grams)   # the Gram sum's own scale
-    allowed = tolerances.IDENTITY_RTOL * magnitude + tolerances.IDENTITY_ATOL
-    error = outcome.quantities["max_error"]
-    return Outcome(margin=allowed - error, scale=allowed, quantities={"max_error": error})
+    expected = _explicit_gammas(instance, record)
+    kernels = [ovk_ref.as_kernel(kernel) for kernel in instance["kernels"]]
+    # each gamma^j_t against its own scale: the double sum of |entries|
+    magnitudes = np.array([[float(np.abs(a.ravel()) @ np.abs(K.gram(X[:t])) @ np.abs(a.ravel())) for K in kernels]
+                           for t, a in ((t, explicit.shrunk(record["new_coefficients"], instance["eta"], instance["lam"], t))
+                                        for t in range(1, len(X) + 1))])
+    allowed = tolerances.IDENTITY_RTOL * magnitudes + tolerances.IDENTITY_ATOL
+    errors = np.abs(record["gamma"] - expected)
+    errors[~np.isfinite(errors)] = np.inf
+    worst = np.unravel_index(np.argmax(errors / allowed), errors.shape)
+    return Outcome(margin=float(allowed[worst] - errors[worst]), scale=float(allowed[worst]),
+                   quantities={"max_error": float(errors[worst]), "round": int(worst[0]) + 1, "kernel": int(worst[1])},
+                   informative=common.resolved(_cross_terms(instance, record), order=2),
+                   observed=float(errors[worst]), bound=float(allowed[worst]))
 
 
 @claim("monorma.delta_normalised", statement="sum_j (delta^j_t)^r = 1 and delta^j_t >= 0 after every (non all-zero) update",
        reference="Alg. 2 step 3, closed form (d); spec 6.3, C16, E20", hypotheses="any kernels, r > 0", expected="holds",
-       instances=strategies.monorma_instances(), uses=("monorma",))
+       instances=strategies.monorma_instances(min_m=2), uses=("monorma",),
+       informative="m >= 2 kernels and a delta update that happened (some w_j > 0)")
 def delta_normalised(instance, impl, precision=None):
     record = run_monorma(impl, instance, precision)
     rounds = _updated_rounds(record)
     if not rounds:
-        return Outcome(margin=1.0, quantities={"updated_rounds": 0})
+        return Outcome(margin=tolerances.DELTA_NORMALISATION, scale=tolerances.DELTA_NORMALISATION,
+                       quantities={"updated_rounds": 0}, informative=False)
     weights = record["weights"][[t - 1 for t in rounds]]
     sums = np.sum(np.abs(weights) ** instance["r"], axis=1)
     error = float(np.max(np.abs(sums - 1))) if np.all(np.isfinite(sums)) else float("inf")
     negative = float(-np.min(weights))
     margin = min(tolerances.DELTA_NORMALISATION - error, -negative if negative > 0 else tolerances.DELTA_NORMALISATION)
-    return Outcome(margin=margin, scale=tolerances.DELTA_NORMALISATION, quantities={"max_error": error, "updated_rounds": len(rounds)})
+    return Outcome(margin=margin, scale=tolerances.DELTA_NORMALISATION, quantities={"max_error": error, "updated_rounds": len(rounds)},
+                   informative=len(instance["kernels"]) >= 2 and bool(_updated_rounds(record, tolerances.IDENTITY_ATOL**2)),
+                   observed=error, bound=tolerances.DELTA_NORMALISATION)
 
 
 @claim("monorma.delta_log_linear", statement="delta^j_t is proportional to (delta^j_0)^(q^t) prod_s (gamma^j_s)^(q^(t-s)/(r+1)), q = 2/(r+1)",
        reference="spec 6.3 (closed form over time), C16", hypotheses="while every gamma^j_s > 0", expected="holds",
-       instances=strategies.monorma_instances(), uses=("monorma",))
+       instances=strategies.monorma_instances(min_n=2, min_m=2).filter(_gradient_rarely_vanishes),
+       uses=("monorma",),
+       informative="m >= 2, two rounds or more with every gamma^j_s > 0 and delta_1 not uniform; gamma^j_s is the "
+                   "Gram norm computed in the claim, not the run's recursion")
 def delta_log_linear(instance, impl, precision=None):
     record = run_monorma(impl, instance, precision)
+    gammas = _explicit_gammas(instance, record)
     m, r = record["weights"].shape[1], instance["r"]
     observed, expected = [], []
     with mpmath.workdps(40):
         q = mpmath.mpf(2) / (r + 1)
-        for t in range(1, len(record["gamma"]) + 1):
-            if not np.all(record["gamma"][:t] > 0):
+        for t in range(1, len(gammas) + 1):
+            if not np.all(gammas[:t] > 0):
                 break
             logs = [q**t * mpmath.log(mpmath.mpf(1) / m) +
-                    mpmath.fsum(q ** (t - s) / (r + 1) * mpmath.log(record["gamma"][s - 1, j]) for s in range(1, t + 1))
+                    mpmath.fsum(q ** (t - s) / (r + 1) * mpmath.log(gammas[s - 1, j]) for s in range(1, t + 1))
                     for j in range(m)]
             top = max(logs)
             unnormalised = [mpmath.exp(value - top) for value in logs]
             norm = mpmath.fsum(u**r for u in unnormalised) ** (1 / mpmath.mpf(r))
             expected.extend(float(u / norm) for u in unnormalised)
             observed.extend(record["weights"][t - 1])
-    return close(observed, expected, rounds=len(observed) // m)
+    outcome = close(observed, expected, rounds=len(observed) // m)
+    first = np.asarray(expected[:m])
+    outcome.informative = len(observed) >= 2 * m and m >= 2 and float(first.max() - first.min()) > 1e-6 * float(first.max())
+    return outcome
+
+
+def _onorma_identity(instance, record, kernel, delta: float) -> Outcome:
+    """MONORMA's predictions against Algorithm 1 written out in the claim with ``kernel``, and delta_t = ``delta``
+    on every updated round (spec 6.4)."""
+    X, Y = common.arrays(instance)
+    predictions = explicit.onorma_predictions(kernel, ovk_ref.as_loss(instance["loss"]), X, Y, instance["lam"], instance["eta"])
+    rounds = _updated_rounds(record)
+    weights = record["weights"][[t - 1 for t in rounds]].ravel()
+    outcome = close(np.concatenate([record["predictions"].ravel(), weights]),
+                    np.concatenate([predictions.ravel(), np.full(weights.shape, delta)]))
+    outcome.informative = bool(_updated_rounds(record, tolerances.IDENTITY_ATOL**2)) and common.resolved(predictions)
+    return outcome
 
 
 @claim("monorma.one_kernel", statement="m = 1: delta_t = 1 and MONORMA's predictions equal ONORMA's",
        reference="spec 6.4, C17", hypotheses="one kernel, any r > 0", expected="holds", uses=("monorma",),
-       instances=strategies.monorma_instances(max_m=1))
+       instances=strategies.monorma_instances(max_m=1, min_n=2),
+       informative="a delta update and a non-zero prediction; ONORMA is Algorithm 1 written out in the claim")
 def one_kernel(instance, impl, precision=None):
     record = run_monorma(impl, instance, precision)
-    X, Y = common.arrays(instance)
-    reference = ovk_ref.onorma(X, Y, instance["kernels"][0], lam=instance["lam"], eta=instance["eta"], loss=instance["loss"])
-    rounds = _updated_rounds(record)
-    weights = record["weights"][[t - 1 for t in rounds], 0] if rounds else np.ones(1)
-    return close(np.concatenate([record["predictions"].ravel(), weights]),
-                  np.concatenate([reference.predictions.ravel(), np.ones_like(weights)]))
+    return _onorma_identity(instance, record, ovk_ref.as_kernel(instance["kernels"][0]), 1.0)
 
 
 @claim("monorma.copies", statement="m copies of K: delta^j_t = m^(-1/r) and MONORMA = ONORMA with the kernel m^(1-1/r) K",
        reference="spec 6.4, C17", hypotheses="m identical kernels, r > 0", expected="holds", uses=("monorma",),
-       instances=strategies.monorma_instances(copies=True))
+       instances=strategies.monorma_instances(copies=True, min_m=2, min_n=3).filter(_gradient_rarely_vanishes),
+       informative="m >= 2, a delta update and a non-zero prediction; ONORMA is Algorithm 1 written out in the claim")
 def copies(instance, impl, precision=None):
     record = run_monorma(impl, instance, precision)
-    X, Y = common.arrays(instance)
     m, r = len(instance["kernels"]), instance["r"]
     kernel = strategies.scaled(ovk_ref.as_kernel(instance["kernels"][0]), m ** (1 - 1 / r))
-    reference = ovk_ref.onorma(X, Y, kernel, lam=instance["lam"], eta=instance["eta"], loss=instance["loss"])
-    rounds = _updated_rounds(record)
-    weights = record["weights"][[t - 1 for t in rounds]].ravel()
-    return close(np.concatenate([record["predictions"].ravel(), weights]),
-                  np.concatenate([reference.predictions.ravel(), np.full(weights.shape, m ** (-1 / r))]))
+    return _onorma_identity(instance, record, kernel, m ** (-1 / r))
 
 
 @claim("complexity.monorma", statement="round t makes m t kernel evaluations", reference="spec 6.6, C24, E28",
-       hypotheses="any instance", expected="holds", instances=strategies.monorma_instances(), uses=("monorma",))
+       hypotheses="any instance", expected="holds", instances=strategies.monorma_instances(min_n=2), uses=("monorma",),
+       informative="two rounds or more")
 def monorma_evaluations(instance, impl, precision=None):
     record = run_monorma(impl, instance, precision)
     m = len(instance["kernels"])
-    return discrete([t for t, count in enumerate(record["kernel_evaluations"], 1) if count != m * t])
+    outcome = discrete([t for t, count in enumerate(record["kernel_evaluations"], 1) if count != m * t])
+    outcome.informative = len(record["kernel_evaluations"]) >= 2
+    return outcome
 
 
 @st.composite
@@ -130,7 +186,7 @@ def _all_zero_instances(draw):
 
 @claim("monorma.all_zero_keeps_delta", statement="when every gamma^j_t = 0 the update keeps delta_{t-1} (no 0/0)",
        reference="Alg. 2 step 3; spec 6.3, E22", hypotheses="squared loss, y_1 = 0", expected="holds", uses=("monorma",),
-       instances=_all_zero_instances())
+       instances=_all_zero_instances(), informative="every instance (y_1 = 0 by construction: every gamma^j_1 = 0)")
 def all_zero(instance, impl, precision=None):
     record = run_monorma(impl, instance, precision)
     m = len(instance["kernels"])
@@ -145,11 +201,11 @@ def _weight_vectors(draw):
 
 @claim("monorma.exponents_literal", statement="the box's exponents read literally, (1/r)+1 and (r/r)+1, keep sum_j delta_j^r = 1",
        reference="Alg. 2 step 3 as printed; spec 6.3, E20", hypotheses="w_j > 0, r > 0", expected="false",
-       instances=_weight_vectors(), known_counterexamples=[{"w": [10.0], "r": 10.0}, {"w": [0.3, 1.7, 0.05], "r": 2.0}],
+       instances=_weight_vectors(), informative="every instance", known_counterexamples=[{"w": [10.0], "r": 10.0}, {"w": [0.3, 1.7, 0.05], "r": 2.0}],
        notes="only 1/(r+1) and r/(r+1) normalise; e.g. w = (0.3, 1.7, 0.05), r = 2")
 def exponents_literal(instance, impl=None, precision=None):
     w, r = np.asarray(instance["w"]), instance["r"]
     delta = w ** (1 / r + 1) / np.sum(w ** (r / r + 1)) ** (1 / r)
     error = abs(float(np.sum(delta**r)) - 1)
     return Outcome(margin=tolerances.DELTA_NORMALISATION - error, scale=tolerances.DELTA_NORMALISATION,
-                   quantities={"sum_delta_r": float(np.sum(delta**r))})
+                   quantities={"sum_delta_r": float(np.sum(delta**r))}, observed=error, bound=tolerances.DELTA_NORMALISATION)

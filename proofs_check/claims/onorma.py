@@ -15,13 +15,16 @@ SMOOTH_LOSSES = ("squared", "huber", "softmax")
 
 @claim("onorma.closed_form", statement="alpha_{i,t} = alpha_{i,i} prod_{k=i+1}^t (1 - eta_k lam) (no truncation)",
        reference="Alg. 1; spec 5.2, C5", hypotheses="any kernel, loss, lam > 0, 0 < eta lam < 1", expected="holds",
-       instances=strategies.onorma_instances("any"), uses=("onorma",))
+       instances=strategies.onorma_instances("any", min_n=2), uses=("onorma",),
+       informative="a non-zero coefficient alpha_{i,i} with i < n (one that was shrunk)")
 def closed_form(instance, impl, precision=None):
     record = common.run_onorma(impl, instance, precision=precision)
     n = len(record["predictions"])
     shrink = 1 - common.step_sizes(instance, n) * instance["lam"]
     products = np.array([np.prod(shrink[i + 1:]) for i in range(n)])  # P_{i,n}, i = 1..n
-    return common.close(record["coefficients"], record["new_coefficients"] * products[:, None])
+    outcome = common.close(record["coefficients"], record["new_coefficients"] * products[:, None])
+    outcome.informative = common.resolved(record["new_coefficients"][:-1])
+    return outcome
 
 
 def _sgd_predictions(instance):
@@ -39,14 +42,17 @@ def _sgd_predictions(instance):
 @claim("onorma.sgd", statement="ONORMA is SGD with step eta_t on R_t; feature kernel: SGD on w in R^q (non-symmetric blocks)",
        reference="eq. (1)-(3), Alg. 1; spec 5.2, C6, E1, E3", hypotheses="feature kernel, a differentiable loss",
        expected="holds", uses=("onorma",),
-       instances=strategies.onorma_instances("any", feature_only=True).filter(lambda i: common.loss_name(i) in SMOOTH_LOSSES))
+       instances=strategies.onorma_instances("any", feature_only=True, min_n=2).filter(lambda i: common.loss_name(i) in SMOOTH_LOSSES),
+       informative="two rounds or more and a non-zero prediction f_{t-1}(x_t)")
 def sgd(instance, impl, precision=None):
     record = common.run_onorma(impl, instance, precision=precision)
     predictions, w = _sgd_predictions(instance)
     K = common.kernel(instance)
     X, _ = common.arrays(instance)
     w_onorma = sum(K.features(x).T @ a for x, a in zip(X, record["coefficients"]))  # f_n = A(.) w (spec 3.3)
-    return common.close(np.concatenate([record["predictions"].ravel(), w_onorma]), np.concatenate([predictions.ravel(), w]))
+    outcome = common.close(np.concatenate([record["predictions"].ravel(), w_onorma]), np.concatenate([predictions.ravel(), w]))
+    outcome.informative = common.resolved(predictions)
+    return outcome
 
 
 @st.composite
@@ -56,7 +62,7 @@ def _scalar_instances(draw):
                             st.builds(ovk_ref.Polynomial, degree=st.integers(1, 3), offset=st.floats(0.0, 1.0))))
     kernel = ovk_ref.Separable(scalar, [[1.0]])
     loss = draw(st.one_of(st.just("squared"), st.builds(lambda delta: {"type": "huber", "delta": delta}, st.floats(0.05, 2.0))))
-    X, Y = draw(strategies.streams(p, 1, loss=loss, max_n=10))
+    X, Y = draw(strategies.streams(p, 1, loss=loss, min_n=2, max_n=10, nonzero=True))
     lam = draw(strategies.log_uniform(1e-3, 1e2))
     return {"kernel": kernel.to_dict(), "p": p, "d": 1, "X": X.tolist(), "Y": Y.tolist(), "lam": lam,
             "eta": draw(strategies.rhos()) / lam, "loss": loss}
@@ -64,7 +70,8 @@ def _scalar_instances(draw):
 
 @claim("onorma.scalar_norma", statement="d = 1: ONORMA's predictions equal scalar NORMA's (KSW) on the same stream",
        reference="spec 5.2, C7", hypotheses="scalar kernel k [[1]], squared or Huber loss", expected="holds",
-       instances=_scalar_instances().filter(lambda i: 0 < i["eta"] * i["lam"] < 1), uses=("onorma",))
+       instances=_scalar_instances().filter(lambda i: 0 < i["eta"] * i["lam"] < 1), uses=("onorma",),
+       informative="two rounds or more and a non-zero prediction f_{t-1}(x_t)")
 def scalar_norma(instance, impl, precision=None):
     record = common.run_onorma(impl, instance, precision=precision)
     k, loss = common.kernel(instance).scalar, ovk_ref.as_loss(instance["loss"])
@@ -75,13 +82,16 @@ def scalar_norma(instance, impl, precision=None):
         predictions.append(f_x)
         weights = [(1 - eta_t * instance["lam"]) * a for a in weights] + [-eta_t * float(loss.gradient(np.array([f_x]), y)[0])]
         centres.append(x)
-    return common.close(record["predictions"][:, 0], predictions)
+    outcome = common.close(record["predictions"][:, 0], predictions)
+    outcome.informative = common.resolved(predictions)
+    return outcome
 
 
 @claim("onorma.truncation_support", statement="after round t, f_t keeps exactly the coefficients i in {max(1, t-s_t+1), ..., t}",
        reference="Alg. 1, Thm. 2; spec 5.1 step 4, C8", hypotheses="any truncation schedule s_t >= 1", expected="holds",
-       instances=strategies.onorma_instances("any", truncation=True).filter(lambda i: i["truncation"] is not None),
-       uses=("onorma",))
+       instances=strategies.onorma_instances("any", truncation=True, min_n=2).filter(
+           lambda i: any(common.window(i, t) < t for t in range(1, len(i["X"]) + 1))),
+       uses=("onorma",), informative="a round whose window s_t < t (truncation removed a term)")
 def truncation_support(instance, impl, precision=None):
     trajectory = common.trajectory(impl, instance, precision)
     mismatches = []
@@ -91,12 +101,15 @@ def truncation_support(instance, impl, precision=None):
             mismatches.append(f"round {t}: support size {trajectory.record['support_sizes'][t - 1]}, s_t = {kept}")
         if np.any(coefficients[: t - kept] != 0):
             mismatches.append(f"round {t}: nonzero coefficient among i <= t - s_t = {t - kept}")
-    return common.discrete(mismatches)
+    outcome = common.discrete(mismatches)
+    outcome.informative = any(common.window(instance, t) < t for t in range(1, len(trajectory.X) + 1))
+    return outcome
 
 
 @claim("trunc.schedule", statement="Theorem 2's s_t: s_t = t for t <= t0 + 1; the cut t - s_t grows by 0 or 1 per round",
        reference="Thm. 2; spec 5.3, C8", hypotheses="t0 >= 1, 0 < epsilon < 1/2", expected="holds",
-       instances=st.fixed_dictionaries({"t0": st.integers(1, 50), "epsilon": st.floats(0.001, 0.499)}))
+       instances=st.fixed_dictionaries({"t0": st.integers(1, 50), "epsilon": st.floats(0.001, 0.499)}),
+       informative="every instance (the schedule starts cutting before round 2000)")
 def schedule_facts(instance, impl=None, precision=None):
     schedule = ovk_ref.theorem2_schedule(instance["t0"], instance["epsilon"])
     cuts = [t - schedule(t) for t in range(1, 2001)]
@@ -107,7 +120,8 @@ def schedule_facts(instance, impl=None, precision=None):
 
 @claim("complexity.onorma", statement="round t makes t-1 kernel evaluations (truncated: min(t-1, s_{t-1}))",
        reference="spec 5.4, C23, E28", hypotheses="any instance, any truncation", expected="holds",
-       instances=strategies.onorma_instances("any", truncation=True), uses=("onorma",))
+       instances=strategies.onorma_instances("any", truncation=True, min_n=2), uses=("onorma",),
+       informative="two rounds or more (a round with kernel evaluations)")
 def onorma_evaluations(instance, impl, precision=None):
     record = common.run_onorma(impl, instance, precision=precision)
     counts = record["kernel_evaluations"]
@@ -118,12 +132,14 @@ def onorma_evaluations(instance, impl, precision=None):
 
 @claim("prop1.i", statement="||alpha_{t,t}|| <= eta_t C for all t",
        reference="Prop. 1(i); spec C9", hypotheses="Hyp. 1-2 (a C-Lipschitz loss)", expected="holds",
-       instances=strategies.onorma_instances("hyp2", truncation=True), uses=("onorma",))
+       instances=strategies.onorma_instances("hyp2", truncation=True), uses=("onorma",),
+       informative="a non-zero alpha_{t,t}; margin 1 - ||alpha_{t,t}|| / (eta_t C) at the tightest round")
 def prop1_i(instance, impl, precision=None):
     record = common.run_onorma(impl, instance, precision=precision)
     n = len(record["predictions"])
     ratios = common.rows_norm(record["new_coefficients"]) / (common.step_sizes(instance, n, precision) * instance["C"])
-    return Outcome(margin=float(np.min(1 - ratios)), quantities={"max_ratio": float(np.max(ratios))})
+    return Outcome(margin=float(np.min(1 - ratios)), quantities={"max_ratio": float(np.max(ratios))},
+                   informative=float(np.max(ratios)) > tolerances.IDENTITY_RTOL, observed=float(np.max(ratios)), bound=1.0)
 
 
 def _norm_bound_outcome(instance, impl, precision, factor) -> Outcome:
@@ -132,24 +148,28 @@ def _norm_bound_outcome(instance, impl, precision, factor) -> Outcome:
     K = common.kernel(instance)
     n = len(trajectory.X)
     bounds = factor * (1 - common.shrink_products(instance, n, precision))
-    gaps = [bounds[t - 1] - trajectory.norm(K, t) for t in range(1, n + 1)]
-    worst = int(np.argmin([float(gap) for gap in gaps]))
+    norms = [trajectory.norm(K, t) for t in range(1, n + 1)]
+    # margin relative to the bound of the round: 1 - ||f_t|| / bound_t, tightest over t
+    worst = int(np.argmin([float((bounds[t] - norms[t]) / bounds[t]) for t in range(n)]))
     # the bound goes through ||K(., x) a|| <= kappa ||a||: K is PSD only up to PSD_EIGENVALUE for a drawn float B
-    return Outcome(margin=float(gaps[worst]), scale=float(factor), tie=tolerances.PSD_EIGENVALUE,
-                   quantities={"round": worst + 1, "norm": float(bounds[worst] - gaps[worst]), "bound": float(bounds[worst]),
-                               "factor": float(factor)})
+    return Outcome(margin=float(bounds[worst] - norms[worst]), scale=float(bounds[worst]), tie=tolerances.PSD_EIGENVALUE,
+                   quantities={"round": worst + 1, "norm": float(norms[worst]), "bound": float(bounds[worst]),
+                               "factor": float(factor)},
+                   informative=n >= 2 and common.resolved(float(norms[-1])), observed=float(norms[worst]), bound=float(bounds[worst]))
 
 
 @claim("prop1.ii", statement="||f_t|| <= U (1 - prod_{k<=t}(1 - eta_k lam)) < U = C kappa / lam, also under truncation",
        reference="Prop. 1(ii); spec C10, E14", hypotheses="Hyp. 1-2, f_0 = 0, any truncation", expected="holds",
-       instances=strategies.onorma_instances("hyp2", truncation=True), uses=("onorma",))
+       instances=strategies.onorma_instances("hyp2", truncation=True, min_n=2), uses=("onorma",),
+       informative="two rounds or more and f_n != 0; margin 1 - ||f_t|| / bound_t at the tightest round")
 def prop1_ii(instance, impl, precision=None):
     return _norm_bound_outcome(instance, impl, precision, common.U(instance, precision))
 
 
 @claim("prop2.i", statement="||f_t|| <= (2 kappa C_y / lam)(1 - prod_{k<=t}(1 - eta_k lam)) < C_y / kappa, also under truncation",
        reference="Prop. 2(i); spec C12, E17", hypotheses="Hyp. 1, 3 (squared loss, ||y_t|| <= C_y, lam >= 2 kappa^2), f_0 = 0",
-       expected="holds", instances=strategies.onorma_instances("hyp3", truncation=True), uses=("onorma",))
+       expected="holds", instances=strategies.onorma_instances("hyp3", truncation=True, min_n=2), uses=("onorma",),
+       informative="two rounds or more and f_n != 0; margin 1 - ||f_t|| / bound_t at the tightest round")
 def prop2_i(instance, impl, precision=None):
     return _norm_bound_outcome(instance, impl, precision, common.constant(constants.PROP2_NORM_FACTOR, instance, precision))
 
@@ -157,6 +177,7 @@ def prop2_i(instance, impl, precision=None):
 @claim("prop2.i_without_lam", statement="Prop. 2(i) without lam > 2 kappa^2: ||f_t|| < C_y / kappa",
        reference="Prop. 2(i), Hyp. 3(iii); spec C12", hypotheses="Hyp. 1, 3(i)-(ii) only: lam < 2 kappa^2 (breaks Hyp. 3(iii))",
        expected="false", instances=strategies.onorma_instances("hyp3_without_lam"), uses=("onorma",),
+       informative="f_n != 0",
        known_counterexamples=[{"kernel": {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}, "p": 1, "d": 1, "loss": "squared", "C": None, "C_y": 1.0, "truncation": None, "X": [[0.0]], "Y": [[1.0]],
                                "lam": 0.1, "eta": 5.0, "kappa2": 1.0}],
        notes="shows that Hyp. 3(iii) is needed: without it the squared-loss iterates can grow without bound")
@@ -165,17 +186,20 @@ def prop2_i_without_lam(instance, impl, precision=None):
     K = common.kernel(instance)
     bound = common.constant(constants.C_y / constants.kappa, instance)
     norms = np.array([float(trajectory.norm(K, t)) for t in range(1, len(trajectory.X) + 1)])
-    return Outcome(margin=float(bound - norms.max()), scale=bound, quantities={"max_norm": float(norms.max()), "C_y/kappa": bound})
+    return Outcome(margin=float(bound - norms.max()), scale=bound, quantities={"max_norm": float(norms.max()), "C_y/kappa": bound},
+                   informative=common.resolved(norms), observed=float(norms.max()), bound=bound)
 
 
 @claim("prop2.iii", statement="||f_{t-1}(x_t) - y_t|| < 2 C_y and ||alpha_{t,t}|| <= 2 eta_t C_y",
        reference="Prop. 2(ii)-(iii); spec C13, E16", hypotheses="Hyp. 1, 3, f_0 = 0, any truncation", expected="holds",
-       instances=strategies.onorma_instances("hyp3", truncation=True), uses=("onorma",))
+       instances=strategies.onorma_instances("hyp3", truncation=True, min_n=2), uses=("onorma",),
+       informative="two rounds or more and a non-zero prediction f_{t-1}(x_t)")
 def prop2_iii(instance, impl, precision=None):
     record = common.run_onorma(impl, instance, precision=precision)
     _, Y = common.arrays(instance)
     n, C_y = len(Y), instance["C_y"]
     residuals = common.rows_norm(record["predictions"] - Y) / (2 * C_y)
     steps = common.rows_norm(record["new_coefficients"]) / (2 * common.step_sizes(instance, n, precision) * C_y)
-    return Outcome(margin=float(min(np.min(1 - residuals), np.min(1 - steps))),
-                   quantities={"max_residual/2C_y": float(residuals.max()), "max_step/(2 eta_t C_y)": float(steps.max())})
+    ratio = max(residuals.max(), steps.max())
+    return Outcome(margin=float(1 - ratio), quantities={"max_residual/2C_y": float(residuals.max()), "max_step/(2 eta_t C_y)": float(steps.max())},
+                   informative=common.resolved(record["predictions"]), observed=float(ratio), bound=1.0)

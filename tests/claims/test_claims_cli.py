@@ -3,6 +3,7 @@ import json
 
 from proofs_check import CLAIMS
 from proofs_check.cli import main
+from proofs_check.runner import INFORMATIVE_FLOOR
 
 
 def test_claims_lists_every_id(capsys):
@@ -18,7 +19,10 @@ def test_verify_writes_the_table_and_json(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "holds on" in out and "false" in out and "every verdict as expected" in out
     verdicts = {v["claim"]: v for v in json.loads(report.read_text())["verdicts"]}
-    assert verdicts["def1.psd"]["verdict"] == "holds" and verdicts["def1.psd"]["instances"] > 0
+    psd = verdicts["def1.psd"]
+    assert psd["verdict"] == "holds" and psd["informative"] >= psd["floor"] == 20 and psd["instances"] >= psd["informative"]
+    # the tightest informative instance: both sides kept, the margin relative to the bound's size
+    assert psd["worst_observed"] is not None and psd["worst_bound"] is not None and psd["worst_margin"] is not None
     assert verdicts["monorma.exponents_literal"]["counterexample"]["r"] != 1
 
 
@@ -39,3 +43,29 @@ def test_verify_with_a_seed_is_reproducible(tmp_path):
         assert main(["verify", "--claim", "loss.convex", "--profile", "dev", "--seed", "3", "--json", str(tmp_path / name)]) == 0
         reports.append(json.loads((tmp_path / name).read_text())["verdicts"][0])
     assert reports[0]["worst_margin"] == reports[1]["worst_margin"]
+
+
+def test_verify_prints_progress_per_claim_with_instance_counts(capsys):
+    assert main(["verify", "--claim", "def1.psd", "--claim", "loss.convex", "--profile", "ci"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("[1/2] def1.psd: holds on ") and "informative instances of" in err[0]
+    assert err[1].startswith("[2/2] loss.convex: holds on ")
+
+
+def test_verify_fails_a_claim_below_its_informative_floor(monkeypatch, tmp_path, capsys):
+    """An instance the check marks non-informative is drawn and counted but does not count towards the verdict; a
+    holds verdict on fewer informative instances than the floor fails the run (exit 1)."""
+    check = CLAIMS["def1.psd"].check
+
+    def thin_check(instance, impl=None, precision=None):
+        outcome = check(instance, impl, precision)
+        outcome.informative = len(instance["X"]) > 5      # about one instance in five is informative
+        return outcome
+    monkeypatch.setattr(CLAIMS["def1.psd"], "check", thin_check)
+    report = tmp_path / "thin.json"
+    assert main(["verify", "--claim", "def1.psd", "--profile", "ci", "--json", str(report)]) == 1
+    out = capsys.readouterr().out
+    assert "below the floor: 20 informative and 80% of those drawn" in out and "fewer informative instances than the floor: def1.psd" in out
+    verdict = json.loads(report.read_text())["verdicts"][0]
+    assert verdict["verdict"] == "holds" and verdict["informative"] < INFORMATIVE_FLOOR * verdict["instances"]
+    assert verdict["meets_floor"] is False

@@ -1,6 +1,7 @@
 """Every planted fault of proofs_check.mutants is caught by a named claim (issue 3, "What it must show")."""
 import pytest
 
+import ovk_ref
 from proofs_check import CLAIMS, MUTANTS, run_claim
 
 #: mutant -> the claims that must reject it (the first one is the fault's natural detector)
@@ -11,6 +12,14 @@ CATCHERS = {
     "kernel_transposed": ["onorma.sgd"],
     "delta_exponents_misparsed": ["monorma.delta_normalised", "monorma.copies"],
     "truncation_keeps_one_more": ["onorma.truncation_support"],
+    # faults in what ONORMA and MONORMA share (OnlineLearner): the MONORMA identities see them because their
+    # comparators are the spec's formulas written out in the claim, not ovk_ref.onorma (issue 10, item 3)
+    "new_coefficient_without_decay": ["onorma.sgd", "monorma.one_kernel", "monorma.copies"],
+    "shrink_halved": ["onorma.closed_form", "monorma.gamma", "monorma.delta_log_linear", "monorma.one_kernel", "monorma.copies"],
+    # delta = 1 for one kernel: only m >= 2 copies see a prediction that ignores the weights
+    "monorma_prediction_without_weights": ["monorma.copies"],
+    # the update still normalises (delta_normalised holds): the log-linear form over time sees it
+    "monorma_weights_without_square": ["monorma.delta_log_linear"],
 }
 
 
@@ -26,6 +35,17 @@ def test_claim_catches_mutant(mutant, claim_id):
     assert CLAIMS[claim_id].expected == "holds"
 
 
-@pytest.mark.parametrize("claim_id", ["onorma.closed_form", "onorma.sgd", "onorma.truncation_support", "monorma.delta_normalised"])
+@pytest.mark.parametrize("claim_id", ["onorma.closed_form", "onorma.sgd", "onorma.truncation_support", "monorma.delta_normalised",
+                                      "monorma.gamma", "monorma.delta_log_linear", "monorma.one_kernel", "monorma.copies"])
 def test_catchers_accept_the_reference(claim_id):
     assert run_claim(claim_id, "ci").verdict == "holds"
+
+
+def test_monorma_identities_do_not_compare_with_ovk_ref_onorma(monkeypatch):
+    """Their ONORMA is Algorithm 1 written out in the claim (issue 10, item 3): a broken ovk_ref.onorma moves nothing."""
+    def broken(*args, **kwargs):
+        raise AssertionError("a MONORMA identity called ovk_ref.onorma")
+    monkeypatch.setattr(ovk_ref, "onorma", broken)
+    for claim_id in ("monorma.one_kernel", "monorma.copies"):
+        verdict = run_claim(claim_id, "ci", shrink=False)
+        assert verdict.verdict == "holds", (claim_id, verdict.error)

@@ -92,8 +92,7 @@ def test_verify_leaves_no_hypothesis_folder_in_the_current_directory(tmp_path):
         result = subprocess.run(OVK_CHECK + ["verify", "--claim", "loss.convex", "--profile", profile], cwd=work,
                                 env=env, capture_output=True, text=True, timeout=300)
         assert result.returncode == 0, result.stderr
-    assert list(work.iterdir()) == []
-    assert (tmp_path / "cache" / "ovk" / "hypothesis").is_dir()
+    assert list(work.iterdir()) == []   # whatever Hypothesis stores goes to the user cache folder (tested below)
 
 
 def test_hypothesis_home_follows_the_platform_cache_folder(monkeypatch, tmp_path):
