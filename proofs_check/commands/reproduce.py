@@ -13,6 +13,7 @@ from ovk_experiments import data, engines
 from ovk_experiments.data import MissingExtraError
 from ovk_experiments.experiments.settings import CLASSIFICATION_LOSSES, QUICK, Settings
 from ovk_experiments.protocol.prepare import INPUT_SCALINGS, TARGET_SCALINGS
+from proofs_check.parallel import check_workers, default_workers
 
 DEFAULTS = Settings()
 
@@ -62,6 +63,8 @@ def register(subparsers) -> None:
                         help=f"rows of each data set for Figure 2, or 'all' (default {DEFAULTS.sweep_max_examples})")
     parser.add_argument("--sweep-points", type=int, default=None,
                         help=f"kernel-parameter values per sweep of Figure 2 (default {DEFAULTS.sweep_points})")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="processes the data sets are spread over (default: the machine's cores)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.set_defaults(run=run)
 
@@ -81,6 +84,7 @@ def settings_from(args) -> Settings:
 
 def run(args) -> int:
     settings = settings_from(args)
+    workers = default_workers() if args.workers is None else check_workers("--workers", args.workers)
     try:
         import matplotlib  # noqa: F401  (the figures; optional extra "plots")
     except ImportError:
@@ -90,7 +94,7 @@ def run(args) -> int:
     from ovk_experiments.reproduce import reproduce   # imports matplotlib, so only here
     command = "ovk-check reproduce " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["reproduce"] else "ovk-check reproduce"
     try:
-        paths = reproduce(settings, args.out, command=command.strip(), progress=not args.no_progress)
+        paths = reproduce(settings, args.out, command=command.strip(), progress=not args.no_progress, workers=workers)
     except MissingExtraError as error:
         print(f"ovk-check reproduce: error: {error}", file=sys.stderr)
         return 2
