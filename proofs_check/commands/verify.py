@@ -18,6 +18,7 @@ from ovk_ref import tolerances
 from proofs_check import budget, outputs, profiles, report, units
 from proofs_check.claims import CLAIMS
 from proofs_check.parallel import check_workers, default_workers, map_ordered
+from proofs_check.runner import Verdict
 
 
 def register(subparsers) -> None:
@@ -31,7 +32,8 @@ def register(subparsers) -> None:
     parser.add_argument("--json", metavar="FILE", help="also write the verdicts, counterexamples included, as JSON (- for standard output)")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="local worker processes (default: the machine's cores; 1: in this process)")
+                        help="local worker processes (default: the machine's cores; 1: in this process); with "
+                             "--scheduler, the cluster's worker processes a time --budget may count on")
     parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
                         help="run the units on the Dask cluster of this scheduler, e.g. tcp://10.0.0.1:8786 "
                              "(extra 'distributed'; docs/distributed.md)")
@@ -56,7 +58,7 @@ class _UnitRunner:
 
         def done(index, result):
             self.finished += 1
-            verdict = units.Verdict(**result)
+            verdict = Verdict(**result)
             print(f"[{self.finished}/{self.total}] {plan[index].name}: {report.verdict_text(verdict)}"
                   f"{report.mark_text(verdict)} ({verdict.seconds:.1f} s)", file=sys.stderr, flush=True)
         return map_ordered(units.run_unit, plan, workers=self.workers, scheduler=self.args.scheduler, done=done)

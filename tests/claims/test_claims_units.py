@@ -1,6 +1,7 @@
 """A verify run as units (issue 14): merged deterministically, the same report from 1 or 2 local worker processes,
 budgets spread over the claims by tightness of margin, bad options refused before any work."""
 import dataclasses
+import sys
 import itertools
 import json
 import math
@@ -162,3 +163,9 @@ def test_bad_options_are_refused_before_any_work(argv, message, capsys, monkeypa
     monkeypatch.setattr("proofs_check.commands.verify.map_ordered", never_called)
     assert main(["verify", "--claim", "loss.convex", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_scheduler_without_the_distributed_extra_names_the_extra(capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)     # import distributed -> ImportError
+    assert main(["verify", "--claim", "loss.convex", "--scheduler", "tcp://127.0.0.1:8786"]) == 2
+    assert 'pip install "ovk[distributed]"' in capsys.readouterr().err
