@@ -31,6 +31,7 @@ def _verify(tmp_path, name, *options):
     return code, data
 
 
+@pytest.mark.slow
 def test_two_workers_report_exactly_what_one_worker_reports(tmp_path, capsys):
     serial_code, serial = _verify(tmp_path, "serial", "--workers", "1")
     serial_table = capsys.readouterr().out.split("\n\n")[0]
@@ -41,6 +42,7 @@ def test_two_workers_report_exactly_what_one_worker_reports(tmp_path, capsys):
     assert [verdict["verdict"] for verdict in serial["verdicts"]] == ["holds", "false", "holds", "holds"]
 
 
+@pytest.mark.slow
 def test_a_budget_run_splits_claims_into_shards_and_merges_them_the_same_way_on_2_workers(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(budget, "SHARD_EXAMPLES", 40)     # several shards per claim; the plan is made in this process
     options = ("--split", "10", "--budget", "700")     # the profile's 25 instances as 10 + 10 + 5, then the shares

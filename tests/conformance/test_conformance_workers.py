@@ -20,6 +20,7 @@ def _report(tmp_path, name, *arguments):
     return code, report
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("implementation", ["ovk_fast", "complex_outputs", "mutates_its_input"])
 def test_two_worker_processes_report_what_one_reports(implementation, tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(ADVERSARIES))

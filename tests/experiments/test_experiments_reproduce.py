@@ -127,6 +127,7 @@ def test_quick_sets_the_sizes_and_explicit_options_win():
     assert not full.quick and full.max_examples is None and full.sweep_max_examples == 2000
 
 
+@pytest.mark.slow
 def test_two_workers_give_the_numbers_one_gives(tmp_path):
     """``--workers 2`` runs each data set in one of two processes (issue 14, item 2): every number but the times is
     the one the serial run writes, in the same order."""
