@@ -5,7 +5,7 @@
 
 Each figure is one run of the command as a subprocess (wall clock), at 1 worker (the serial run), 2 and N (the
 machine's cores; a level equal to another is run once), with the load average before it: the machine may be
-shared. Ratios are against the serial run of the same invocation; every parallel verify report is compared with
+shared, so the first line also says what speed-up the machine gives a trivially parallel loop right now. Ratios are against the serial run of the same invocation; every parallel verify report is compared with
 the serial one (verdicts, counts, margins, counterexamples: the column ``same``).
 
 A full ``verify --profile thorough`` is about 19 minutes serially here, so by default only a slice of it is
@@ -18,6 +18,7 @@ Targets (issue 14): verify ci <= 30 s at 2 workers, thorough <= 10 min, 1 -> 2 w
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -50,6 +51,26 @@ def report(path: Path) -> list:
             for verdict in json.loads(path.read_text())["verdicts"]]
 
 
+def spin(count: int) -> int:
+    total = 0
+    for number in range(count):
+        total += number * number
+    return total
+
+
+def machine_parallelism(workers: int, count: int = 10_000_000) -> float:
+    """The speed-up the machine gives right now to ``workers`` processes of a pure-Python loop against one process
+    doing the same loops in turn: the ceiling of every ratio below on a shared machine."""
+    started = time.perf_counter()
+    for _ in range(workers):
+        spin(count)
+    serial = time.perf_counter() - started
+    started = time.perf_counter()
+    with concurrent.futures.ProcessPoolExecutor(workers) as pool:
+        list(pool.map(spin, [count] * workers))
+    return serial / (time.perf_counter() - started)
+
+
 def measure(name, levels, command, folder, compare=True) -> None:
     """``command(workers, json_path)`` at every level; one line each, with the ratio to the serial run."""
     serial = serial_report = None
@@ -78,7 +99,9 @@ def main() -> int:
     levels = sorted({int(level) for level in args.levels.split(",")} if args.levels else {1, 2, cores()})
     if levels[0] != 1:
         levels = [1] + levels      # the ratios need the serial run
-    print(f"{cores()} cores; load average {load()} (1, 5, 15 min)")
+    print(f"{cores()} cores; load average {load()} (1, 5, 15 min); a pure-Python loop runs "
+          + ", ".join(f"{machine_parallelism(workers):.2f}x faster on {workers} processes" for workers in levels[1:])
+          + " than on 1 (the ceiling of the ratios below)")
     print(f"{'run':28s} {'workers':>7s} {'wall s':>9s} {'ratio':>8s} {'same':>5s}")
     with tempfile.TemporaryDirectory(prefix="ovk-bench-suite-") as folder:
         folder = Path(folder)
