@@ -93,8 +93,9 @@ def run(args) -> int:
           f"at the tightest informative instance.")
     informative = sum(verdict.informative for verdict in verdicts if verdict.verdict in ("holds", "open"))
     drawn = sum(verdict.instances for verdict in verdicts if verdict.verdict in ("holds", "open"))
+    floors = sorted({verdict.floor for verdict in verdicts}) or [0]
     print(f"holds/open verdicts rest on {informative} informative instances of {drawn} drawn (floor: "
-          f"{verdicts[0].floor if verdicts else 0} per claim).")
+          f"{floors[0] if len(floors) == 1 else f'{floors[0]} to {floors[-1]}'} per claim).")
     if hunt is not None:
         print(f"\nbudget {hunt}: what each claim received (the profile's run, then shares weighted by "
               f"tightness of margin)\n" + report.received_table(plan, verdicts))
