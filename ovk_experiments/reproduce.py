@@ -2,6 +2,7 @@
 ``manifest.json`` to a folder, atomically (``output.atomic``)."""
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ from tqdm import tqdm
 from ovk_experiments import data, engines
 from ovk_experiments.experiments import figure1, figure2, table3
 from ovk_experiments.output import atomic, figures, report, rows
+from proofs_check.parallel import map_ordered
 
 OUTPUTS = ("report.md", "results.csv", "figure1.png", "figure2.png")
 
@@ -30,13 +32,25 @@ def _table3_times(engine_name, first, settings, step) -> dict:
     return times
 
 
+def dataset_results(settings, name: str, step=None) -> tuple[list, list]:
+    """Figure 1's results (the paper's setting, and the scaled variant if it diverged) and Figure 2's for one data
+    set: the unit ``reproduce`` spreads over worker processes. ``step(message)`` is called at every step."""
+    step = step or (lambda message: None)
+    engine = engines.resolve(settings.engine)
+    dataset = data.load(name, settings.seed)
+    first = figure1.run(engine, dataset, settings, step)
+    return first, [figure2.run(engine, dataset, settings, result.input_scaling, step) for result in first]
+
+
 def reproduce(settings, out_dir, *, command: str = "ovk-check reproduce", progress: bool = True,
-              skipped: tuple = ()) -> dict:
+              skipped: tuple = (), workers: int = 1) -> dict:
     """All of Figure 1, Figure 2 and Table 3 for ``settings.datasets``; returns ``{output name: path}``.
 
     Checks that every data set and the engine are available and that ``out_dir`` may be replaced before any
     work (a missing optional extra raises ``MissingExtraError`` naming it). ``skipped`` names the data sets
-    left out because an extra is missing; the report says so. Progress goes to stderr.
+    left out because an extra is missing; the report says so. Progress goes to stderr (by step in one process,
+    by data set with ``workers`` > 1 processes, each data set in one of them; the results do not depend on
+    ``workers``).
     """
     data.check_available(settings.datasets)
     engine = engines.resolve(settings.engine)
@@ -44,20 +58,23 @@ def reproduce(settings, out_dir, *, command: str = "ovk-check reproduce", progre
     start = time.perf_counter()
     steps_per_variant = 3 + settings.sweep_points + 1
     table3_steps = sum(name in table3.COLUMNS for name in settings.datasets) * settings.table3_both_engines
-    first, second = [], []
     with tqdm(total=len(settings.datasets) * steps_per_variant + table3_steps, file=sys.stderr,
               disable=not progress, unit="step") as bar:
         def step(message):
             bar.set_description(message)
             bar.update(1)
 
-        for name in settings.datasets:
-            dataset = data.load(name, settings.seed)
-            results = figure1.run(engine, dataset, settings, step)
-            bar.total += (len(results) - 1) * steps_per_variant
+        def done(index, results):
+            bar.total += (len(results[0]) - 1) * steps_per_variant
+            if workers > 1:
+                bar.set_description(f"{settings.datasets[index]}: done")
+                bar.update(len(results[0]) * steps_per_variant)
             bar.refresh()
-            first += results
-            second += [figure2.run(engine, dataset, settings, result.input_scaling, step) for result in results]
+
+        per_dataset = map_ordered(functools.partial(dataset_results, settings, step=step if workers == 1 else None),
+                                  settings.datasets, workers=workers, done=done)
+        first = [result for results, _ in per_dataset for result in results]
+        second = [result for _, results in per_dataset for result in results]
         times = _table3_times(engine.__name__, first, settings, step)
     seconds = time.perf_counter() - start
     with atomic.staged_folder(out_dir, OUTPUTS) as staging:

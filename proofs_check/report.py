@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 
+from proofs_check import profiles
 from proofs_check.claims import CLAIMS
 from proofs_check.runner import INFORMATIVE_FLOOR
 
@@ -62,6 +63,29 @@ def table(verdicts, *, markdown: bool = False, statement_width: int = 60) -> str
     widths = [max(len(header[i]), *(len(row[i]) for row in rows)) if i < 4 else 0 for i in range(5)]
     lines = ["  ".join(f"{cell:{widths[i]}s}" for i, cell in enumerate(header)).rstrip()]
     lines += ["  ".join(f"{cell:{widths[i]}s}" for i, cell in enumerate(row)).rstrip() for row in rows]
+    return "\n".join(lines)
+
+
+def received(plan, verdicts) -> dict:
+    """Claim id -> what a run gave it: its units, the informative instances they asked for, the instances drawn
+    and informative, the seconds (issue 14, item 4)."""
+    asked = {}
+    for unit in plan:
+        count = unit.examples or profiles.PROFILES[unit.profile]["max_examples"]
+        units, examples = asked.get(unit.claim, (0, 0))
+        asked[unit.claim] = (units + 1, examples + count)
+    return {verdict.claim: {"units": asked[verdict.claim][0], "asked": asked[verdict.claim][1],
+                            "drawn": verdict.instances, "informative": verdict.informative,
+                            "worst_margin": None if math.isinf(verdict.worst_margin) else verdict.worst_margin,
+                            "seconds": round(verdict.seconds, 2)} for verdict in verdicts}
+
+
+def received_table(plan, verdicts) -> str:
+    """``received`` as a text table, one row per claim."""
+    rows = received(plan, verdicts)
+    lines = [f"{'claim':36s} {'units':>5s} {'asked':>7s} {'drawn':>7s} {'informative':>11s} {'seconds':>8s}"]
+    lines += [f"{claim_id:36s} {row['units']:5d} {row['asked']:7d} {row['drawn']:7d} {row['informative']:11d} "
+              f"{row['seconds']:8.1f}" for claim_id, row in rows.items()]
     return "\n".join(lines)
 
 

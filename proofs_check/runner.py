@@ -105,14 +105,18 @@ SHRINK_BUDGET = {"ci": 150, "dev": 400, "thorough": 3000}
 INFORMATIVE_FLOOR = 0.8
 
 
-def informative_floor(profile: str) -> int:
-    return math.ceil(INFORMATIVE_FLOOR * profiles.PROFILES[profile]["max_examples"])
+def informative_floor(profile: str, examples: int | None = None) -> int:
+    """Informative instances a holds/open verdict needs: ``INFORMATIVE_FLOOR`` of ``examples`` (default: the
+    profile's ``max_examples``)."""
+    return math.ceil(INFORMATIVE_FLOOR * (examples or profiles.PROFILES[profile]["max_examples"]))
 
 
-def search_seed(claim_id: str, seed: int) -> int:
+def search_seed(claim_id: str, seed: int, shard: int = 0) -> int:
     """The Hypothesis seed of claim ``claim_id`` in a run with seed ``seed``: a hash of both, never of a path,
-    a function's source or Python's hash seed (issue 13, item 6)."""
-    return int.from_bytes(hashlib.sha256(f"{claim_id}/{seed}".encode()).digest()[:8], "big")
+    a function's source or Python's hash seed (issue 13, item 6). Shard ``k > 0`` of a claim split into
+    several searches (``proofs_check.units``) hashes ``claim_id#k`` instead: shard 0 is the claim's usual search."""
+    name = claim_id if shard == 0 else f"{claim_id}#{shard}"
+    return int.from_bytes(hashlib.sha256(f"{name}/{seed}".encode()).digest()[:8], "big")
 
 
 @contextlib.contextmanager
@@ -153,8 +157,10 @@ def _evaluate(claim, instance, impl):
     return not outcome.margin >= 0, outcome, False
 
 
-def _settings(profile: str, shrink: bool):
+def _settings(profile: str, shrink: bool, examples: int | None = None):
     options = dict(profiles.PROFILES[profile])
+    if examples is not None:
+        options["max_examples"] = examples
     options["phases"] = [Phase.explicit, Phase.generate, Phase.target] + ([Phase.shrink] if shrink else [])
     # one failure is all a verdict needs; looking for more stops after a wall-clock time, which would make
     # the shrunk counterexample depend on the machine's speed
@@ -164,14 +170,16 @@ def _settings(profile: str, shrink: bool):
 
 
 def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int | None = None, progress=None,
-              shrink: bool = True) -> Verdict:
+              shrink: bool = True, shard: int = 0, examples: int | None = None) -> Verdict:
     """Search claim ``claim_id`` for a counterexample under ``profile`` (default: HYPOTHESIS_PROFILE or dev).
 
     ``impl`` is the implementation under test (ovk_ref by default; any object with ovk_ref's
     ``onorma``/``monorma``/``batch_ridge``). ``seed`` makes a random profile reproducible (a derandomised
     profile runs with seed 0 unless given one). ``progress``, if given, is called with the verdict so far
     after every instance. ``shrink=False`` reports the first counterexample
-    found instead of the smallest (faster when only the verdict matters).
+    found instead of the smallest (faster when only the verdict matters). ``shard`` and ``examples`` make it one
+    unit of a split search (``proofs_check.units``): another search seed, ``examples`` informative instances
+    instead of the profile's ``max_examples``.
     """
     if claim_id not in CLAIMS:
         raise ValueError(f"claim must be one of the registered ids (ovk-check claims), got {claim_id!r}")
@@ -180,7 +188,7 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
         raise ValueError(f"profile must be one of {sorted(profiles.PROFILES)}, got {profile!r}")
     claim = CLAIMS[claim_id]
     verdict = Verdict(claim=claim_id, expected=claim.expected, verdict="not applicable", profile=profile,
-                      floor=min(informative_floor(profile), claim.space or math.inf))
+                      floor=min(informative_floor(profile, examples), claim.space or math.inf))
     if not claim.applies_to(impl):
         return verdict
     failing = {}
@@ -225,14 +233,15 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
             failing.setdefault("found_at", verdict.instances)
         return violated, outcome.informative, {"quantities": outcome.quantities, "margin": margin}
 
-    test = _settings(profile, shrink)(given(claim.instances)(search))
+    test = _settings(profile, shrink, examples)(given(claim.instances)(search))
     if seed is not None or profiles.PROFILES[profile].get("derandomize"):
-        test = hypothesis_seed(search_seed(claim_id, seed or 0))(test)
+        test = hypothesis_seed(search_seed(claim_id, seed or 0, shard))(test)
     try:
         with _without_local_constants():
             test()
         verdict.verdict = "open" if claim.expected == "open" else "holds"
-        _replay_known(claim, impl, verdict)
+        if shard == 0:   # once per claim, however many shards its search is split into
+            _replay_known(claim, impl, verdict)
     except Unsatisfiable:   # not one informative instance: a verdict below its floor
         verdict.verdict = "open" if claim.expected == "open" else "holds"
     except _Violation:

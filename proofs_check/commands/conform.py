@@ -1,6 +1,7 @@
 """``ovk-check conform MODULE[:ATTR]`` / ``--command CMD``: certify an implementation (issue 4, item 3; issue 9)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from proofs_check.conformance.manifest import IntegrityError
 from proofs_check.conformance.runner import judge
 from proofs_check.conformance.tolerance import PRECISIONS
 from proofs_check.conformance.vectors import ALGORITHMS
+from proofs_check.parallel import check_workers, default_workers
 
 
 def register(subparsers) -> None:
@@ -42,6 +44,8 @@ def register(subparsers) -> None:
                         help="run only the cases of this case file (e.g. a shrunk failure); repeatable")
     parser.add_argument("--shrunk-dir", metavar="DIR", type=Path, default=Path("."),
                         help="where shrunk failing fresh cases are written (default: the current directory)")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="processes of the implementation the cases are spread over (default: the machine's cores)")
     parser.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE (- for standard output)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every case and the rows of failures")
     parser.set_defaults(run=run_command)
@@ -69,8 +73,12 @@ def run_command(args) -> int:
     if args.timeout is not None and not args.timeout > 0:
         raise ValueError(f"--timeout must be a positive number of seconds, got {args.timeout}")
     cases = [case for path in args.replay for case in fresh.read_case_file(path) if case.algorithm in algorithms] or None
+    workers = default_workers() if args.workers is None else check_workers("--workers", args.workers)
     seed = _seed(args)
-    host = CommandHost(args.command_line, args.timeout) if args.command_line else WorkerHost(args.implementation, args.timeout)
+
+    def new_host():
+        return CommandHost(args.command_line, args.timeout) if args.command_line else WorkerHost(args.implementation, args.timeout)
+    host = new_host()
     shrunk_files = []
 
     def shrink_fresh(case, outcome):
@@ -84,10 +92,11 @@ def run_command(args) -> int:
 
     print(f"ovk-check conform: level {args.level}, fresh-case seed {seed} (replay: --seed {seed}), "
           f"precision {args.precision}", file=sys.stderr, flush=True)
-    with host:
+    with host, contextlib.ExitStack() as more:
+        hosts = [more.enter_context(new_host()) for _ in range(workers - 1)]
         try:
             report = run(algorithms=algorithms, level=args.level, seed=seed, fuzz=args.fuzz, precision=args.precision,
-                         host=host, cases=cases, progress=sys.stderr, on_failure=shrink_fresh)
+                         host=host, hosts=hosts, cases=cases, progress=sys.stderr, on_failure=shrink_fresh)
         except IntegrityError as error:   # no verdict without trusted vectors; the JSON report still says why
             if args.json is not None:
                 outputs.write_text(args.json, json.dumps({"passed": False, "error": str(error)}, indent=1) + "\n")

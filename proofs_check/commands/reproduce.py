@@ -16,6 +16,7 @@ from ovk_experiments.data import MissingExtraError
 from ovk_experiments.experiments.settings import CLASSIFICATION_LOSSES, QUICK, Settings
 from ovk_experiments.output import atomic
 from ovk_experiments.protocol.prepare import INPUT_SCALINGS, TARGET_SCALINGS
+from proofs_check.parallel import check_workers, default_workers
 
 DEFAULTS = Settings()
 
@@ -67,6 +68,8 @@ def register(subparsers) -> None:
                         help=f"kernel-parameter values per sweep of Figure 2 (default {DEFAULTS.sweep_points})")
     parser.add_argument("--table3-one-engine", action="store_true",
                         help="Table 3 times only the run's engine (default: ovk_fast and ovk_ref both)")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="processes the data sets are spread over (default: the machine's cores)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.set_defaults(run=run)
 
@@ -87,6 +90,7 @@ def settings_from(args) -> Settings:
 
 def run(args) -> int:
     settings = settings_from(args)
+    workers = default_workers() if args.workers is None else check_workers("--workers", args.workers)
     skipped = ()
     if args.datasets is None:
         runnable, skipped = data.installed(settings.datasets)
@@ -108,7 +112,8 @@ def run(args) -> int:
     except (MissingExtraError, ValueError) as error:
         print(f"ovk-check reproduce: error: {error}", file=sys.stderr)
         return 2
-    paths = reproduce(settings, args.out, command=command.strip(), progress=not args.no_progress, skipped=skipped)
+    paths = reproduce(settings, args.out, command=command.strip(), progress=not args.no_progress, skipped=skipped,
+                      workers=workers)
     for name, path in paths.items():
         print(f"wrote {path}")
     return 0

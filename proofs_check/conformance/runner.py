@@ -6,6 +6,8 @@ returned field with the reference under the tolerance policy (``tolerance.py``) 
 """
 from __future__ import annotations
 
+import concurrent.futures
+import queue
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -238,11 +240,13 @@ def _progress(index: int, total: int, outcome: Outcome, stream) -> None:
 
 def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", seed: int | None = 0,
         fuzz: int | None = None, precision: str = "float64", host=None, cases=None, progress=None,
-        on_failure=None) -> Report:
+        on_failure=None, hosts=None) -> Report:
     """Every case of ``level`` (plus ``fuzz`` fresh cases drawn from ``seed``; the level's default count when
     None) of the algorithms the implementation offers. ``host`` runs the calls (default: this process, on
-    ``implementation``); ``cases`` replaces the level's cases; ``progress`` (a stream, e.g. sys.stderr) gets one
-    line per case; ``on_failure(case, outcome)`` is called for each failing case (e.g. to shrink it)."""
+    ``implementation``); ``hosts``, more hosts of the same implementation (e.g. one worker process each), share
+    the cases with it (issue 14, item 2); ``cases`` replaces the level's cases; ``progress`` (a stream, e.g.
+    sys.stderr) gets one line per case as it ends; ``on_failure(case, outcome)`` is called for each failing case,
+    in case order, after every case has run (e.g. to shrink it)."""
     tolerance.rtol(precision)
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
@@ -255,24 +259,56 @@ def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", see
     drawable = [algorithm for algorithm in algorithms if algorithm in offered]
     if stored and count and drawable:
         cases += fresh.fresh_cases(seed, count, drawable)
-    outcomes, not_offered, outside = [], {}, {}
-    for index, case in enumerate(cases, 1):
+    outcomes, not_offered, outside = [None] * len(cases), {}, {}
+    to_run = []
+    for index, case in enumerate(cases):
         reason = tolerance.outside_class(case, precision)
         if case.algorithm not in offered:
-            outcome = Outcome(case.algorithm, case.id, "skip", case.regime, case.size, case.origin,
-                              message=f"no {case.algorithm}")
+            outcomes[index] = Outcome(case.algorithm, case.id, "skip", case.regime, case.size, case.origin,
+                                      message=f"no {case.algorithm}")
             not_offered[case.algorithm] = not_offered.get(case.algorithm, 0) + 1
         elif reason is not None:
-            outcome = Outcome(case.algorithm, case.id, "skip", case.regime, case.size, case.origin, message=reason)
+            outcomes[index] = Outcome(case.algorithm, case.id, "skip", case.regime, case.size, case.origin, message=reason)
             outside[case.name] = reason
         else:
-            started = time.perf_counter()
-            outcome = judge(case, host.call(case), precision)
-            outcome.seconds = outcome.seconds or time.perf_counter() - started
-            if outcome.status == "fail" and on_failure is not None:
-                on_failure(case, outcome)
-        outcomes.append(outcome)
-        if progress is not None and outcome.status != "skip":
-            _progress(index, len(cases), outcome, progress)
+            to_run.append(index)
+
+    def call(index, case_host):
+        started = time.perf_counter()
+        outcome = judge(cases[index], case_host.call(cases[index]), precision)
+        outcome.seconds = outcome.seconds or time.perf_counter() - started
+        return outcome
+
+    for done, (index, outcome) in enumerate(_spread(call, to_run, [host, *(hosts or [])]), 1):
+        outcomes[index] = outcome
+        if progress is not None:
+            _progress(done, len(to_run), outcome, progress)
+    if on_failure is not None:
+        for index in to_run:
+            if outcomes[index].status == "fail":
+                on_failure(cases[index], outcomes[index])
     regimes = sorted({case.regime for case in cases}, key=[case.regime for case in cases].index)
     return Report(host.name, outcomes, not_offered, level, seed, precision, regimes, outside)
+
+
+def _spread(call, indices, hosts):
+    """``(index, call(index, host))`` for every index, as each ends; each host serves one call at a time (a thread
+    per host waits on its process)."""
+    if len(hosts) == 1:
+        for index in indices:
+            yield index, call(index, hosts[0])
+        return
+    free = queue.SimpleQueue()
+    for each in hosts:
+        free.put(each)
+
+    def on_a_free_host(index):
+        case_host = free.get()
+        try:
+            return call(index, case_host)
+        finally:
+            free.put(case_host)
+    with concurrent.futures.ThreadPoolExecutor(len(hosts)) as pool:
+        futures = {pool.submit(on_a_free_host, index): index for index in indices}
+        for future in concurrent.futures.as_completed(futures):
+            yield futures[future], future.result()

@@ -59,7 +59,7 @@ def never_called(*args, **kwargs):
         "reproduce out is a file", "reproduce out under a file"])
 def test_output_paths_are_checked_before_the_work(argv, message, tmp_path, capsys, monkeypatch):
     (tmp_path / "file").write_text("keep me")
-    monkeypatch.setattr(verify, "run_claim", never_called)
+    monkeypatch.setattr(verify, "map_ordered", never_called)
     monkeypatch.setattr("proofs_check.commands.conform.run", never_called)
     monkeypatch.setattr(notebooks, "notebook_paths", never_called)
     monkeypatch.setattr("ovk_experiments.reproduce.reproduce", never_called)

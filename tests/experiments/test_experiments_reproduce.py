@@ -171,3 +171,15 @@ def test_quick_sets_the_sizes_and_explicit_options_win():
     assert settings.r == 2.0 and settings.datasets == ("dermatology",)
     full = settings_from(cli.build_parser().parse_args(["reproduce", "--max-examples", "all"]))
     assert not full.quick and full.max_examples is None and full.sweep_max_examples == 2000
+
+
+@pytest.mark.slow
+def test_two_workers_give_the_numbers_one_gives(tmp_path):
+    """``--workers 2`` runs each data set in one of two processes (issue 14, item 2): every number but the times is
+    the one the serial run writes, in the same order."""
+    options = ("--datasets", "synthetic-500,dermatology")
+    _, serial = _run(tmp_path / "serial", "--workers", "1", *options)
+    _, parallel = _run(tmp_path / "parallel", "--workers", "2", *options)
+    assert len(serial) == len(parallel) > 0
+    for a, b in zip(serial, parallel):
+        assert a == b or "seconds" in a["metric"] and {**a, "value": ""} == {**b, "value": ""}
