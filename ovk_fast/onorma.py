@@ -118,7 +118,7 @@ class _Run:
         Only steps 1-2 (prediction, new coefficient) depend on the previous round's result; the loop does just
         those. The step sizes and shrink factors do not depend on the data and are computed first; the norm
         recursion (spec 6.2, 6.5), the records and the ring buffer follow the loop."""
-        X, Y, lo, before = self.X, self.Y, self.lo, self.before
+        X, Y, before = self.X, self.Y, self.before
         self.ring.beta *= self.scale        # fold the scale: stored beta are alpha_{i,start-1} now
         eta_t, c_t, scales = block_schedule(self.eta, self.lam, start, stop)
         stop = start + len(scales)
