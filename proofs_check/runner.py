@@ -27,9 +27,11 @@ A margin within ``tolerances.NEAR_ZERO_MARGIN`` (relative) of 0 is recomputed at
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import json
 import math
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -119,22 +121,84 @@ def search_seed(claim_id: str, seed: int, shard: int = 0) -> int:
     return int.from_bytes(hashlib.sha256(f"{name}/{seed}".encode()).digest()[:8], "big")
 
 
+class LocalConstantsLeak(RuntimeError):
+    """A search drew from Hypothesis' local constants: its instances would depend on the process it ran in."""
+
+
+#: per thread: is a claim's search running in this thread? (Dask workers run units on several threads)
+_SEARCHING = threading.local()
+
+
+def _install_local_constants_switch() -> bool:
+    """Hypothesis draws, now and then, a number it read from the source of "local" modules (any module outside
+    site-packages: this project in an editable install, the caller's own modules), so one seed would give
+    different instances in different installs, working directories or processes (issue 13, item 6). Installed
+    once per process: the providers of a thread where a search runs see no local constants; every other thread
+    keeps Hypothesis' own behaviour. A per-thread switch, never undone by another thread's search ending. False when this
+    Hypothesis has no local constants (then there is nothing to switch off)."""
+    provider = getattr(hypothesis_providers, "HypothesisProvider", None)
+    original = getattr(provider, "_local_constants", None)
+    if original is None:
+        return False
+    if isinstance(original, property):     # installed already (the module was reloaded)
+        return True
+
+    def local_constants(self):
+        if getattr(_SEARCHING, "active", False):
+            return hypothesis_providers.Constants()
+        return original.__get__(self, type(self))
+
+    provider._local_constants = property(local_constants)
+    return True
+
+
+_SWITCHABLE = hypothesis_providers is not None and _install_local_constants_switch()
+
+
 @contextlib.contextmanager
 def _without_local_constants():
-    """Hypothesis draws, now and then, a number it read from the source of "local" modules (any module outside
-    site-packages: this project in an editable install, not in a wheel), so one seed gives different instances
-    in different installs or working directories. Switched off for the duration of a search."""
-    local_constants = getattr(hypothesis_providers, "_get_local_constants", None)
-    if local_constants is None or not hasattr(hypothesis_providers, "CONSTANTS_CACHE"):   # a Hypothesis without the feature
+    """No local constants for the searches of this thread while the block runs (``_install_local_constants_switch``).
+    Hypothesis caches, per thread, the constants allowed for each kind of draw: emptied on entry and exit, and
+    checked on exit, so a draw that still reached a local constant raises ``LocalConstantsLeak`` instead of
+    silently making the report depend on the process."""
+    if not _SWITCHABLE:
         yield
         return
-    hypothesis_providers._get_local_constants = hypothesis_providers.Constants
-    hypothesis_providers.CONSTANTS_CACHE.cache.clear()
+    cache = hypothesis_providers.CONSTANTS_CACHE
+    _SEARCHING.active = True
+    cache.cache.clear()
+    try:
+        yield
+        leaked = [key for key, (_, local) in cache.cache.items() if local]
+        if leaked:
+            raise LocalConstantsLeak(f"the search drew Hypothesis' local constants for {leaked[:3]}: its instances "
+                                     "depend on the modules loaded in this process; report this with your "
+                                     "Hypothesis version")
+    finally:
+        _SEARCHING.active = False
+        cache.cache.clear()
+
+
+#: during a search the cyclic garbage collector runs every this many new instances, and only then
+COLLECT_EVERY = 64
+
+
+@contextlib.contextmanager
+def _garbage_collected_at_fixed_points():
+    """Python's cyclic garbage collector runs when allocation counters cross thresholds, at moments that depend
+    on everything the process did before; some of Hypothesis' engine state lives in weak references, so a
+    collection at another moment changed the instances one seed draws (a CI run: a serial and a parallel report
+    of one seed differed; measured here, 2 of 80 runs of one unit in one process drew other instances, 0 of 160
+    with this). During a search the collector is off, and ``run_claim`` collects every ``COLLECT_EVERY`` new
+    instances: at points fixed by the search itself. The collector's previous state is restored after."""
+    enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
     try:
         yield
     finally:
-        hypothesis_providers._get_local_constants = local_constants
-        hypothesis_providers.CONSTANTS_CACHE.cache.clear()
+        if enabled:
+            gc.enable()
 
 
 def evaluate(claim, instance, impl=ovk_ref):
@@ -203,6 +267,8 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
             if failing and verdict.instances - failing["found_at"] >= SHRINK_BUDGET[profile]:
                 return                # budget spent: only the counterexamples already seen still fail
             checked[key] = check(instance)
+            if len(checked) % COLLECT_EVERY == 0:
+                gc.collect()
         violated, informative, record = checked[key]
         if not new and informative and not violated:
             count(informative)    # another informative draw of the same instance counts as Hypothesis counts it
@@ -237,7 +303,7 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
     if seed is not None or profiles.PROFILES[profile].get("derandomize"):
         test = hypothesis_seed(search_seed(claim_id, seed or 0, shard))(test)
     try:
-        with _without_local_constants():
+        with _without_local_constants(), _garbage_collected_at_fixed_points():
             test()
         verdict.verdict = "open" if claim.expected == "open" else "holds"
         if shard == 0:   # once per claim, however many shards its search is split into

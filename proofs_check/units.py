@@ -31,8 +31,8 @@ from proofs_check.runner import Verdict, run_claim
 #: processes busy-wait for each other (measured on the 2-core machine at load 5: verify ci took 73 s on 2 workers
 #: with 2 BLAS threads each, against 56 s serially); one thread also keeps the summation order, hence the
 #: margins, the same on machines with any number of cores.
-#: A Hypothesis search is not thread-safe (global settings, mpmath's working precision, the switch of
-#: ``runner._without_local_constants``): units sharing a process (a Dask worker with several threads) take turns
+#: A Hypothesis search is not thread-safe (global settings, mpmath's working precision, the garbage collector that
+#: ``runner`` switches off during a search): units sharing a process (a Dask worker with several threads) take turns
 _ONE_SEARCH_AT_A_TIME = threading.Lock()
 
 
