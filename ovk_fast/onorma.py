@@ -9,13 +9,17 @@
 * Rounds in blocks of ``BLOCK_ROUNDS``: the kernel rows of the whole block against the stored points and
   their contribution to every prediction of the block are computed tile by tile (``kernel_rows.apply_rows``,
   on ovk_fast's threads); the old coefficients only rescale within the block. Inside the block each round adds
-  the terms of the block's earlier rounds; the loop over rounds does only what depends on the previous round.
+  the terms of the block's earlier rounds: for the squared loss and a kernel ``k(x, z) B`` that is a
+  triangular linear system, solved at once in B's eigenbasis; otherwise a loop over the rounds does only what
+  depends on the previous round.
 """
 from __future__ import annotations
 
 import numpy as np
+from scipy import linalg
 
 from ovk_ref import validation
+from ovk_ref.losses import Squared
 from ovk_ref.onorma import ONORMA
 from ovk_ref.records import OnormaRecord
 from ovk_fast.divergence_watch import DivergenceWatch
@@ -115,9 +119,10 @@ class _Run:
     def block(self, start: int, stop: int) -> int:
         """Rounds ``start..stop-1`` (0-based); returns the first round not run (earlier if ``scale`` gets small).
 
-        Only steps 1-2 (prediction, new coefficient) depend on the previous round's result; the loop does just
-        those. The step sizes and shrink factors do not depend on the data and are computed first; the norm
-        recursion (spec 6.2, 6.5), the records and the ring buffer follow the loop."""
+        Only steps 1-2 (prediction, new coefficient) depend on the previous round's result: ``_affine_rounds``
+        solves them for the whole block where they are linear (squared loss, kernel ``k B``), ``_rounds`` loops
+        over the rounds elsewhere. The step sizes and shrink factors do not depend on the data and are computed
+        first; the norm recursion (spec 6.2, 6.5), the records and the ring buffer follow."""
         X, Y, before = self.X, self.Y, self.before
         self.ring.beta *= self.scale        # fold the scale: stored beta are alpha_{i,start-1} now
         eta_t, c_t, scales = block_schedule(self.eta, self.lam, start, stop)
@@ -125,20 +130,63 @@ class _Run:
         queries = X[start:stop]
         old = self._old_terms(queries, before[start:stop])
         rows = KernelRows(self.kernel, queries, queries)
-        predictions, new_coefficients = self.predictions[start:stop], self.new_coefficients[start:stop]
-        beta = np.zeros((stop - start, Y.shape[1]))
-        firsts = np.maximum(before[start:stop] - start, 0).tolist()
+        firsts = np.maximum(before[start:stop] - start, 0)
+        steps = -eta_t
+        records = self.predictions[start:stop], self.new_coefficients[start:stop]
+        beta = self._affine_rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
+        if beta is None:
+            beta = self._rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
+        self._norms(start, stop, c_t, scales, beta)
+        self.ring.put(start, queries, beta)
+        self.scale = float(scales[-1])
+        return stop
+
+    def _rounds(self, rows, old, firsts, scales, steps, Y, records):
+        """Steps 1-3 of the block's rounds one after the other (any loss, any kernel), written into ``records``
+        (the block's predictions and new coefficients); returns the block's unscaled coefficients ``beta``."""
+        predictions, new_coefficients = records
+        beta = np.zeros(Y.shape)
         scale_list = scales.tolist()
-        rounds = zip(firsts, [1.0] + scale_list, scale_list, (-eta_t).tolist(), Y[start:stop])
+        rounds = zip(firsts.tolist(), [1.0] + scale_list, scale_list, steps.tolist(), Y)
         for r, (first, previous, scale, step, y) in enumerate(rounds):
             within = rows.apply_row(r, first, r, beta) if r else 0.0
             prediction = predictions[r] = previous * (old[r] + within)             # 1. f_{t-1}(x_t)
             new = new_coefficients[r] = step * self.loss.gradient(prediction, y)   # 2. alpha_{t,t}
             beta[r] = new / scale                                          # 3. shrink every stored term
-        self._norms(start, stop, c_t, scales, beta)
-        self.ring.put(start, queries, beta)
-        self.scale = float(scales[-1])
-        return stop
+        return beta
+
+    def _affine_rounds(self, rows, old, firsts, scales, steps, Y, records):
+        """``_rounds`` solved at once where the rounds are linear in each other: the squared loss (gradient
+        ``z - y``) and a kernel ``k(x, z) B`` (rows ``S[r, j] B``, B symmetric). With ``prev_r`` the scale before
+        round r and ``a_r = step_r / scale_r``, steps 1-3 read
+        ``beta_r = a_r (prev_r (old_r + B sum_{first_r <= j < r} S[r, j] beta_j) - y_r)``: a lower-triangular
+        system in the rounds, which B's eigenvectors ``B = Q diag(w) Q^T`` split into d triangular solves, one per
+        eigenvalue. The same forward substitution as ``_rounds``, in another basis. None where it does not apply,
+        or where the block overflows (the round-by-round loop then says which round diverged)."""
+        form = rows.separable_form()
+        if form is None or not isinstance(self.loss, Squared) or not np.array_equal(form[1], form[1].T):
+            return None
+        S, B = form
+        n = len(scales)
+        previous = np.concatenate(([1.0], scales[:-1]))
+        lower = np.tril(S, -1)
+        if self.truncated:
+            lower = lower * (np.arange(n)[None, :] >= firsts[:, None])
+        a = steps / scales
+        h = a * previous
+        w, Q = np.linalg.eigh(B)
+        right = (h[:, None] * old - a[:, None] * Y) @ Q
+        Z = np.empty_like(right)
+        for k in range(len(w)):
+            Z[:, k] = linalg.solve_triangular(-w[k] * h[:, None] * lower, right[:, k], lower=True,
+                                              unit_diagonal=True, check_finite=False)
+        beta = Z @ Q.T
+        predictions = previous[:, None] * (old + (lower @ beta) @ B.T)             # 1. f_{t-1}(x_t)
+        new_coefficients = steps[:, None] * (predictions - Y)                       # 2. alpha_{t,t}
+        if not (np.all(np.isfinite(beta)) and np.all(np.isfinite(predictions))):
+            return None
+        records[0][:], records[1][:] = predictions, new_coefficients
+        return beta
 
     def _norms(self, start, stop, c_t, scales, beta):
         """``||f_t||^2`` of rounds ``start..stop-1``: the recursion of spec 6.2, downdated by every term that step 4
