@@ -105,15 +105,15 @@ NORM_COPIES = {"kernels": [{"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]
 
 
 
-def amplifying_copies_instance(n: int, *, m: int = 8, r: float = 100.0, lam: float = 2.00000001, eta: float = 0.495) -> dict:
+def amplifying_copies_instance(n: int, *, m: int = 7, r: float = 5.0, lam: float = 2.00000001, eta: float = 0.495) -> dict:
     """m copies of the Gaussian kernel (``kappa^2 = 1``) at ``x = 1`` with targets ``+1, -1, +1, ...`` and ``lam`` just
-    above ``2 kappa_max^2``: the counterexample of ``_amplifying_copies`` (ci, first instance), with round numbers."""
+    above ``2 kappa_max^2``: the counterexample the ci search of ``_amplifying_copies`` shrinks to, in round numbers."""
     return {"kernels": [{"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}] * m, "p": 1, "d": 1, "X": [[1.0]] * n,
             "Y": [[(-1.0) ** t] for t in range(n)], "lam": lam, "eta": eta, "r": r, "loss": "squared", "kappa2": [1.0] * m,
             "C_y": 1.0}
 
 
-#: its shortest violations: the cumulative bound at n = 3, the norm bounds at t = 2 (tests/claims/test_monorma_guarantees.py)
+#: the shortest violations: the cumulative bound at n = 3, the norm bounds at t = 2 (tests/claims/test_monorma_guarantees.py)
 AMPLIFYING_3, AMPLIFYING_2 = amplifying_copies_instance(3), amplifying_copies_instance(2)
 
 CUMULATIVE_INFORMATIVE = ("MONORMA's average online loss exceeds min R_reg of the comparator (the excess term is needed); "
@@ -340,11 +340,10 @@ def norm_prop2_factor(instance, impl, precision=None):
 
 
 #: r > 1 for the copies that amplify (S = m^(1-1/r) > 1); coarse lists, so that a search shrinks in a few steps
-AMPLIFYING_RS = (100.0, 10.0, 5.0, 2.0)
-#: m copies (the first values amplify most: the search draws them more often, and a shrunk counterexample keeps
-#: the first that still violates), rho = eta lam (near 1: the largest steps)
-AMPLIFYING_COPIES = (8, 7, 6, 5, 4, 3, 2)
-AMPLIFYING_RHOS = (0.99, 0.9, 0.7)
+AMPLIFYING_RS = (2.0, 5.0, 10.0, 100.0)
+#: m copies and rho = eta lam, in the order a search shrinks towards (the amplification grows along each list)
+AMPLIFYING_COPIES = (2, 3, 4, 5, 6, 7, 8)
+AMPLIFYING_RHOS = (0.7, 0.9, 0.99)
 #: where lam = 2 kappa^2 (1 + s (S - 1)) falls in (2 kappa_max^2, 2 S kappa_max^2]: just above the left end, or within
 AMPLIFYING_LAM_POSITIONS = (1e-9, 0.5, 1.0)
 

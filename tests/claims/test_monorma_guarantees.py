@@ -148,9 +148,9 @@ def test_amplifying_copies_satisfy_hypothesis_3():
 
 
 def test_hyp3_cumulative_bound_fails_at_n_3():
-    """8 copies, r = 100 (S = 8^0.99 = 7.835), lam = 2 + 1e-8, eta = 0.495, y = (1, -1, 1): p = (0, 3.879, -12.216)
-    (by hand, above), losses (0.5, 11.90, 87.33), average 33.24 > min R_reg 13/27 + excess 7.242 (U = max(C_y / kappa,
-    2 C_y / lam) = 1, a = 2 lam U^2 (2 rho + 1/rho) = 11.96, b = U^2 / (2 eta))."""
+    """7 copies, r = 5 (S = 7^(4/5) = 4.743), lam = 2 + 1e-8, eta = 0.495, y = (1, -1, 1): p = (0, 2.348, -4.854) (by
+    hand, above), losses (0.5, 5.604, 17.135), average 7.7464 > min R_reg 13/27 + excess 7.2420 = 7.7235 (U =
+    max(C_y / kappa, 2 C_y / lam) = 1, a = 2 lam U^2 (2 rho + 1/rho) = 11.96, b = U^2 / (2 eta))."""
     instance = AMPLIFYING_3
     lam, eta, n = instance["lam"], instance["eta"], 3
     Y = [y for (y,) in instance["Y"]]
@@ -158,7 +158,7 @@ def test_hyp3_cumulative_bound_fails_at_n_3():
     lhs = sum((p_t - y) ** 2 / 2 for p_t, y in zip(p, Y)) / n
     risk = ridge_at_one_point(Y, lam)
     excess = 2 * lam * (2 * eta * lam + 1 / (eta * lam)) / math.sqrt(n) + 1 / (2 * eta) / n
-    assert math.isclose(risk, 13 / 27, rel_tol=1e-8) and lhs > 4 * (risk + excess)
+    assert math.isclose(risk, 13 / 27, rel_tol=1e-8) and lhs > risk + excess + 0.02
     violated, outcome, _ = evaluate(CLAIMS["monorma.best_kernel_hyp3"], instance)
     assert violated
     assert math.isclose(outcome.observed, lhs, rel_tol=tolerances.IDENTITY_RTOL)
@@ -169,18 +169,18 @@ def test_hyp3_cumulative_bound_fails_at_n_3():
     assert exact.margin < 0 and math.isclose(exact.observed, lhs, rel_tol=tolerances.IDENTITY_RTOL)
 
 
-@pytest.mark.parametrize(("claim_id", "factor"), [("monorma.norm_prop2", 1.0), ("monorma.norm_prop2_factor_hyp3", 8 ** 0.495)])
+@pytest.mark.parametrize(("claim_id", "factor"), [("monorma.norm_prop2", 1.0), ("monorma.norm_prop2_factor_hyp3", 7 ** 0.4)])
 def test_hyp3_norm_bounds_fail_at_t_2(claim_id, factor):
     """Same copies, y = (1, -1): alpha_1 = eta after round 1; round 2 shrinks it by c_2 = 1 - eta lam / sqrt(2) and adds
-    -(eta / sqrt(2)) (S eta + 1), so ||f_2||_{H_delta} = sqrt(S) |c_2 eta - (eta / sqrt(2)) (S eta + 1)| = 4.364 (by
-    hand), above 2 kappa_max C_y / lam = 1 and above 8^(0.99/2) * 1 = 2.799 (at t = 1, ||f_1|| = sqrt(S) eta = 1.386)."""
+    -(eta / sqrt(2)) (S eta + 1), so ||f_2||_{H_delta} = sqrt(S) |c_2 eta - (eta / sqrt(2)) (S eta + 1)| = 2.2288 (by
+    hand), above 2 kappa_max C_y / lam = 1 and above the factor's 7^(2/5) * 1 = 2.1779 (at t = 1, ||f_1|| = sqrt(S) eta = 1.078)."""
     instance = AMPLIFYING_2
     lam, eta = instance["lam"], instance["eta"]
-    S = 8 ** 0.99
+    S = 7 ** 0.8
     norm = math.sqrt(S) * abs((1 - eta * lam / math.sqrt(2)) * eta - eta / math.sqrt(2) * (S * eta + 1))
     assert math.isclose(norm, abs(copies_predictions(instance)[2]) / math.sqrt(S), rel_tol=1e-12)   # ||f_2|| = |f_2(x)| / sqrt(S)
     bound = factor * 2 / lam
-    assert norm > 1.5 * bound
+    assert norm > bound + 0.05
     violated, outcome, _ = evaluate(CLAIMS[claim_id], instance)
     assert violated and outcome.quantities["round"] == 2
     assert math.isclose(outcome.observed, norm, rel_tol=tolerances.IDENTITY_RTOL)
