@@ -14,7 +14,10 @@ The natural candidates, in the notation of spec 6 (``g^j_t``, ``f_t = sum_j delt
 4. ``monorma.norm_prop1`` (Prop. 1(ii) with ``kappa_max``; false for ``r > 1``) and ``monorma.norm_prop1_factor``
    (with the factor ``m^((1 - 1/r)_+ / 2)``; holds, proved in docs/monorma-guarantees.md, each step checked);
    ``monorma.norm_prop2_factor`` (Prop. 2(i) for the squared loss with that factor, under
-   ``lam > 2 m^((1-1/r)_+) kappa_max^2``; holds, proved, each step checked);
+   ``lam > 2 m^((1-1/r)_+) kappa_max^2``; holds, proved, each step checked); under Hyp. 3's ``lam > 2 kappa_max^2``
+   alone, ``monorma.norm_prop2`` (Prop. 2(i)'s bound) and ``monorma.norm_prop2_factor_hyp3`` (with the factor) are
+   false for r > 1, and so is statement 1, ``monorma.best_kernel_hyp3`` (m copies make MONORMA ONORMA with
+   ``m^(1-1/r) K``, outside Hyp. 3);
 5. ``monorma.zero_weight_absorbing`` (holds); ``sum_j (delta^j_t)^r = 1`` is ``monorma.delta_normalised``;
 6. the cost per round is ``complexity.monorma``.
 
@@ -283,6 +286,9 @@ def _tight_copies(draw):
             "kappa2": [kappa2] * m, "C": ovk_ref.as_loss(loss).lipschitz}
 
 
+NORM_BOUND_INFORMATIVE = "m >= 2 and f_t != 0; ||f_t||^2_{H_delta} = sum_j delta_j ||g^j_t||^2 from explicit Gram norms"
+
+
 def _norm_instances():
     return st.one_of(_tight_copies(), strategies.monorma_instances(hyp2=True, min_m=2),
                      strategies.monorma_instances(hyp2=True, copies=True, min_m=2, extreme=True))
@@ -291,7 +297,7 @@ def _norm_instances():
 @claim("monorma.norm_prop1", statement="||f_t||_{H_{delta_t}} <= C kappa_max / lam for every t (Prop. 1(ii) with kappa_max)",
        reference="issue 11, statement 4; Prop. 1(ii) for MONORMA; spec C9, 6.4", hypotheses="Hyp. 1-2, any r > 0",
        expected="false", instances=_norm_instances(), uses=("monorma",), known_counterexamples=[NORM_COPIES],
-       informative="m >= 2 and f_t != 0; ||f_t||^2_{H_delta} = sum_j delta_j ||g^j_t||^2 from explicit Gram norms",
+       informative=NORM_BOUND_INFORMATIVE,
        notes="m copies with r > 1: f_t = m^(1-1/r) g_t, ||f_t||^2_{H_delta} = m^(1-1/r) ||g_t||^2, and ||g_1|| = eta_1 C kappa "
              "at a point where K(x, x) = kappa^2 I: violated at t = 1 once rho^2 m^(1-1/r) > 1")
 def norm_prop1(instance, impl, precision=None):
@@ -392,7 +398,7 @@ def best_kernel_hyp3(instance, impl, precision=None):
        reference="issue 11, statement 4; Prop. 2(i) for MONORMA; spec C12, 6.4",
        hypotheses="Hyp. 1, 3 with lam in (2 kappa_max^2, 2 m^(1-1/r) kappa_max^2], r > 1", expected="false",
        instances=_amplifying_copies(), uses=("monorma",), known_counterexamples=[AMPLIFYING_2],
-       informative="m >= 2 and f_t != 0; ||f_t||^2_{H_delta} = sum_j delta_j ||g^j_t||^2 from explicit Gram norms",
+       informative=NORM_BOUND_INFORMATIVE,
        notes="m copies: ||f_t||_{H_delta} = sqrt(S) ||g_t||, S = m^(1-1/r), and the run is ONORMA with S K, outside Hyp. 3")
 def norm_prop2(instance, impl, precision=None):
     return _norm_outcome(instance, impl, precision, 1.0, 2 * instance["C_y"], steps_checked=False)
@@ -403,7 +409,7 @@ def norm_prop2(instance, impl, precision=None):
        reference="issue 11, statement 4 (monorma.norm_prop2_factor without the factor in the condition on lam)",
        hypotheses="Hyp. 1, 3 with lam in (2 kappa_max^2, 2 m^(1-1/r) kappa_max^2], r > 1", expected="false",
        instances=_amplifying_copies(), uses=("monorma",), known_counterexamples=[AMPLIFYING_2],
-       informative="m >= 2 and f_t != 0; ||f_t||^2_{H_delta} = sum_j delta_j ||g^j_t||^2 from explicit Gram norms",
+       informative=NORM_BOUND_INFORMATIVE,
        notes="the proof's step (u) needs 2 S kappa_max^2 / lam < 1: with lam <= 2 S kappa_max^2 the residual u_t can "
              "exceed 2 C_y and the norm grows past the bound (copies, S > 4.5: at t = 2)")
 def norm_prop2_factor_hyp3(instance, impl, precision=None):
