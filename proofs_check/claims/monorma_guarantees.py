@@ -107,7 +107,6 @@ NORM_COPIES = {"kernels": [{"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]
                "Y": [[1.0]], "lam": 1.0, "eta": 0.75, "r": 10.0, "loss": "norm", "kappa2": [1.0, 1.0], "C": 1.0}
 
 
-
 def amplifying_copies_instance(n: int, *, m: int = 7, r: float = 5.0, lam: float = 2.00000001, eta: float = 0.495) -> dict:
     """m copies of the Gaussian kernel (``kappa^2 = 1``) at ``x = 1`` with targets ``+1, -1, +1, ...`` and ``lam`` just
     above ``2 kappa_max^2``: the counterexample the ci search of ``_amplifying_copies`` shrinks to, in round numbers."""
