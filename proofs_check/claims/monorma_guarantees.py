@@ -328,7 +328,8 @@ def _squared_loss_instances(draw, *, proof_condition: bool = True):
     r = draw(st.one_of(st.just(1.0), strategies.log_uniform(0.1, 10.0)))
     kappa2 = [pair[1] for pair in pairs]
     factor2 = float(norm_factor2(m, r)) if proof_condition else 1.0
-    lam = draw(st.one_of(st.just(1.0 + 1e-9), strategies.log_uniform(1.0, 1e2))) * 2 * factor2 * max(kappa2)
+    c = draw(st.one_of(st.just(1.0 + 1e-9), strategies.log_uniform(1.0, 1e2).filter(lambda c: c > 1)))   # strict: c = 1 is E17's boundary
+    lam = c * 2 * factor2 * max(kappa2)
     return {"kernels": [pair[0].to_dict() for pair in pairs], "p": p, "d": d, "X": X.tolist(), "Y": Y.tolist(), "lam": lam,
             "eta": draw(strategies.rhos()) / lam, "r": r, "loss": "squared", "kappa2": kappa2, "C_y": C_y}
 

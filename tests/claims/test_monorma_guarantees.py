@@ -3,11 +3,15 @@ values derived by hand (below, from the spec's formulas), and replayed at 50 dig
 import math
 
 import mpmath
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ovk_ref
 from ovk_ref import tolerances
 from proofs_check import CLAIMS, MUTANTS, constants, run_claim, strategies
+from proofs_check.claims import common, monorma_guarantees
 from proofs_check.claims.monorma_guarantees import AMPLIFYING_2, AMPLIFYING_3, norm_factor2
 from proofs_check.runner import evaluate
 
@@ -138,13 +142,28 @@ def ridge_at_one_point(Y, lam: float) -> float:
     return var / 2 + mean**2 * lam / (2 * (1 + lam))
 
 
+def satisfies_hypothesis_3(instance) -> bool:
+    """Hyp. 1, 3 as the claims state them: squared loss, kappa_j^2 >= sup ||K^j(x, x)|| on the box, ||y_t|| <= C_y,
+    lam > 2 kappa_max^2, 0 < eta lam < 1."""
+    kappa2 = instance["kappa2"]
+    return (instance["loss"] == "squared" and 0 < instance["eta"] * instance["lam"] < 1 and instance["lam"] > 2 * max(kappa2)
+            and all(k2 >= float(constants.kappa2(kernel, instance["p"])) for k2, kernel in zip(kappa2, instance["kernels"]))
+            and all(common.rows_norm(np.array(instance["Y"])) <= instance["C_y"]))
+
+
 def test_amplifying_copies_satisfy_hypothesis_3():
-    """The deciding instances are inside the statements' hypotheses: lam in (2 kappa_max^2, 2 S kappa_max^2], ||y_t|| <= C_y."""
+    """The deciding instances are inside the statements' hypotheses, with lam <= 2 S kappa_max^2 (where the proof of
+    monorma.norm_prop2_factor does not apply)."""
     for instance in (AMPLIFYING_2, AMPLIFYING_3):
         S = len(instance["kernels"]) ** (1 - 1 / instance["r"])
-        assert 2 * max(instance["kappa2"]) < instance["lam"] <= 2 * S * max(instance["kappa2"])
-        assert all(abs(y) <= instance["C_y"] for (y,) in instance["Y"])
+        assert satisfies_hypothesis_3(instance) and instance["lam"] <= 2 * S * max(instance["kappa2"])
         assert float(constants.kappa2(instance["kernels"][0], 1)) == 1.0
+
+
+@settings(max_examples=30)
+@given(st.one_of(monorma_guarantees._amplifying_copies(), monorma_guarantees._hyp3_instances()))
+def test_hyp3_searches_draw_inside_hypothesis_3(instance):
+    assert satisfies_hypothesis_3(instance) and instance["r"] > 0
 
 
 def test_hyp3_cumulative_bound_fails_at_n_3():
@@ -196,7 +215,7 @@ HYP3_FINDINGS = ["monorma.best_kernel_hyp3", "monorma.norm_prop2", "monorma.norm
 def test_hyp3_findings_come_from_the_live_search(claim_id):
     verdict = run_claim(claim_id, "ci")
     assert verdict.verdict == "false" and not verdict.known
-    assert evaluate(CLAIMS[claim_id], verdict.counterexample)[0]
+    assert evaluate(CLAIMS[claim_id], verdict.counterexample)[0] and satisfies_hypothesis_3(verdict.counterexample)
 
 
 @pytest.mark.parametrize("claim_id", HYP3_FINDINGS)
