@@ -109,14 +109,15 @@ NORM_COPIES = {"kernels": [{"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]
 
 def amplifying_copies_instance(n: int, *, m: int = 7, r: float = 5.0, lam: float = 2.00000001, eta: float = 0.495) -> dict:
     """m copies of the Gaussian kernel (``kappa^2 = 1``) at ``x = 1`` with targets ``+1, -1, +1, ...`` and ``lam`` just
-    above ``2 kappa_max^2``: the counterexample the ci search of ``_amplifying_copies`` shrinks to, in round numbers."""
+    above ``2 kappa_max^2``: the counterexamples the ci searches of ``_amplifying_copies`` shrink to, in round numbers."""
     return {"kernels": [{"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}] * m, "p": 1, "d": 1, "X": [[1.0]] * n,
             "Y": [[(-1.0) ** t] for t in range(n)], "lam": lam, "eta": eta, "r": r, "loss": "squared", "kappa2": [1.0] * m,
             "C_y": 1.0}
 
 
-#: the shortest violations: the cumulative bound at n = 3, the norm bounds at t = 2 (tests/claims/test_monorma_guarantees.py)
-AMPLIFYING_3, AMPLIFYING_2 = amplifying_copies_instance(3), amplifying_copies_instance(2)
+#: the cumulative bound broken at n = 5 by 4 copies (S = 4^0.99 < 4), the norm bounds at t = 2 by 7 copies
+#: (tests/claims/test_monorma_guarantees.py)
+AMPLIFYING_5, AMPLIFYING_2 = amplifying_copies_instance(5, m=4, r=100.0), amplifying_copies_instance(2)
 
 CUMULATIVE_INFORMATIVE = ("MONORMA's average online loss exceeds min R_reg of the comparator (the excess term is needed); "
                           "margin relative to the excess a/sqrt(n) + b/n")
@@ -385,7 +386,7 @@ def _hyp3_instances():
                  "(Theorem 1's a, b with U = max(C_y / kappa_j, 2 C_y / lam))",
        reference="issue 11, statement 1 under Hyp. 3; Thm. 1 and Prop. 2 for MONORMA",
        hypotheses="Hyp. 1, 3 (squared loss, ||y_t|| <= C_y, lam > 2 kappa_max^2), any r", expected="false",
-       instances=_hyp3_instances(), uses=("monorma",), known_counterexamples=[AMPLIFYING_3], informative=CUMULATIVE_INFORMATIVE,
+       instances=_hyp3_instances(), uses=("monorma",), known_counterexamples=[AMPLIFYING_5], informative=CUMULATIVE_INFORMATIVE,
        notes="m copies with r > 1 make MONORMA ONORMA with S K, S = m^(1-1/r) (spec 6.4), and lam > 2 kappa_max^2 "
              "is not lam > 2 S kappa^2: the predictions overshoot and grow for a few rounds; the lockout stream "
              "(lam > 2 S kappa_max^2 too) needs n = 10^4 (notebook 06)")

@@ -12,7 +12,7 @@ import ovk_ref
 from ovk_ref import tolerances
 from proofs_check import CLAIMS, MUTANTS, constants, run_claim, strategies
 from proofs_check.claims import common, monorma_guarantees
-from proofs_check.claims.monorma_guarantees import AMPLIFYING_2, AMPLIFYING_3, norm_factor2
+from proofs_check.claims.monorma_guarantees import AMPLIFYING_2, AMPLIFYING_5, norm_factor2
 from proofs_check.runner import evaluate
 
 REPLAY_DIGITS = 50
@@ -154,7 +154,7 @@ def satisfies_hypothesis_3(instance) -> bool:
 def test_amplifying_copies_satisfy_hypothesis_3():
     """The deciding instances are inside the statements' hypotheses, with lam <= 2 S kappa_max^2 (where the proof of
     monorma.norm_prop2_factor does not apply)."""
-    for instance in (AMPLIFYING_2, AMPLIFYING_3):
+    for instance in (AMPLIFYING_2, AMPLIFYING_5):
         S = len(instance["kernels"]) ** (1 - 1 / instance["r"])
         assert satisfies_hypothesis_3(instance) and instance["lam"] <= 2 * S * max(instance["kappa2"])
         assert float(constants.kappa2(instance["kernels"][0], 1)) == 1.0
@@ -166,18 +166,19 @@ def test_hyp3_searches_draw_inside_hypothesis_3(instance):
     assert satisfies_hypothesis_3(instance) and instance["r"] > 0
 
 
-def test_hyp3_cumulative_bound_fails_at_n_3():
-    """7 copies, r = 5 (S = 7^(4/5) = 4.743), lam = 2 + 1e-8, eta = 0.495, y = (1, -1, 1): p = (0, 2.348, -4.854) (by
-    hand, above), losses (0.5, 5.604, 17.135), average 7.7464 > min R_reg 13/27 + excess 7.2420 = 7.7235 (U =
-    max(C_y / kappa, 2 C_y / lam) = 1, a = 2 lam U^2 (2 rho + 1/rho) = 11.96, b = U^2 / (2 eta))."""
-    instance = AMPLIFYING_3
-    lam, eta, n = instance["lam"], instance["eta"], 3
+def test_hyp3_cumulative_bound_fails_at_n_5():
+    """4 copies, r = 100 (S = 4^0.99 = 3.945), lam = 2 + 1e-8, eta = 0.495, y = (1, -1, 1, -1, 1): p = (0, 1.953,
+    -3.491, 3.568, -2.658) (by hand, above), losses (0.5, 4.359, 10.086, 10.433, 6.691), average 6.4139 > min R_reg
+    0.4933 (37/75 at lam = 2) + excess 5.5509 = 6.0442 (U = max(C_y / kappa, 2 C_y / lam) = 1, a = 2 lam U^2 (2 rho +
+    1/rho) = 11.96, b = U^2 / (2 eta))."""
+    instance = AMPLIFYING_5
+    lam, eta, n = instance["lam"], instance["eta"], 5
     Y = [y for (y,) in instance["Y"]]
     p = copies_predictions(instance)
     lhs = sum((p_t - y) ** 2 / 2 for p_t, y in zip(p, Y)) / n
     risk = ridge_at_one_point(Y, lam)
     excess = 2 * lam * (2 * eta * lam + 1 / (eta * lam)) / math.sqrt(n) + 1 / (2 * eta) / n
-    assert math.isclose(risk, 13 / 27, rel_tol=1e-8) and lhs > risk + excess + 0.02
+    assert math.isclose(risk, 37 / 75, rel_tol=1e-8) and lhs > risk + excess + 0.3
     violated, outcome, _ = evaluate(CLAIMS["monorma.best_kernel_hyp3"], instance)
     assert violated
     assert math.isclose(outcome.observed, lhs, rel_tol=tolerances.IDENTITY_RTOL)
