@@ -112,6 +112,18 @@ class _ZeroWeightRevived(ovk_ref.MONORMA):
         return super().weight_update(w + 1e-12 * np.sum(w))
 
 
+class _WeightsOnSimplex(ovk_ref.MONORMA):
+    """``delta_j = w_j^(1/(r+1)) / sum_k w_k^(1/(r+1))`` (issue 11): the weights normalised to ``sum_j delta_j = 1``
+    (the simplex of r = 1) whatever r, in place of ``sum_j delta_j^r = 1`` (spec 6.3). It hides the amplification
+    ``S = m^(1-1/r)`` of m copies, and with it the counterexamples of ``monorma.best_kernel_hyp3``,
+    ``monorma.norm_prop2`` and ``monorma.norm_prop2_factor_hyp3``."""
+
+    def weight_update(self, w):
+        r = self.num.scalar(self.r)
+        numerator = arithmetic.power(w, 1 / (r + 1))
+        return numerator / np.sum(numerator)
+
+
 class _Transposed(OperatorKernel):
     """``K(z, x)`` in place of ``K(x, z)``: the ``K(x_i, .)`` reading of E3."""
 
@@ -166,6 +178,7 @@ MUTANTS = {
     "monorma_weights_without_square": SimpleNamespace(monorma=_monorma_with(_WeightsWithoutSquare)),
     "monorma_shrink_skipped": SimpleNamespace(monorma=_monorma_with(_ShrinkSkippedMonorma)),
     "monorma_zero_weight_revived": SimpleNamespace(monorma=_monorma_with(_ZeroWeightRevived)),
+    "monorma_weights_on_simplex": SimpleNamespace(monorma=_monorma_with(_WeightsOnSimplex)),
 }
 
 

@@ -14,7 +14,10 @@ The natural candidates, in the notation of spec 6 (``g^j_t``, ``f_t = sum_j delt
 4. ``monorma.norm_prop1`` (Prop. 1(ii) with ``kappa_max``; false for ``r > 1``) and ``monorma.norm_prop1_factor``
    (with the factor ``m^((1 - 1/r)_+ / 2)``; holds, proved in docs/monorma-guarantees.md, each step checked);
    ``monorma.norm_prop2_factor`` (Prop. 2(i) for the squared loss with that factor, under
-   ``lam > 2 m^((1-1/r)_+) kappa_max^2``; holds, proved, each step checked);
+   ``lam > 2 m^((1-1/r)_+) kappa_max^2``; holds, proved, each step checked); under Hyp. 3's ``lam > 2 kappa_max^2``
+   alone, ``monorma.norm_prop2`` (Prop. 2(i)'s bound) and ``monorma.norm_prop2_factor_hyp3`` (with the factor) are
+   false for r > 1, and so is statement 1, ``monorma.best_kernel_hyp3`` (m copies make MONORMA ONORMA with
+   ``m^(1-1/r) K``, outside Hyp. 3);
 5. ``monorma.zero_weight_absorbing`` (holds); ``sum_j (delta^j_t)^r = 1`` is ``monorma.delta_normalised``;
 6. the cost per round is ``complexity.monorma``.
 
@@ -53,6 +56,13 @@ def combined_kernel(instance, delta) -> ovk_ref.Feature:
     return ovk_ref.Feature(np.concatenate(blocks, axis=2))
 
 
+def _kernel_of(instance, delta):
+    """``K_delta``: at a vertex ``e_j`` the kernel ``K^j`` itself (any kernel of spec 3), else ``combined_kernel``."""
+    if sorted(delta) == [0.0] * (len(delta) - 1) + [1.0]:
+        return ovk_ref.as_kernel(instance["kernels"][delta.index(1.0)])
+    return combined_kernel(instance, delta)
+
+
 def _vertices(instance) -> list:
     m = len(instance["kernels"])
     return [tuple(float(j == k) for k in range(m)) for j in range(m)]
@@ -60,7 +70,8 @@ def _vertices(instance) -> list:
 
 def _cumulative_bound(instance, impl, precision, combinations) -> Outcome:
     """``(1/n) sum_t l(f_{t-1}(x_t), y_t) <= min_delta [min_{g in H_delta} R_reg(g, n) + a/sqrt(n) + b/n]`` at the last
-    prefix, with Theorem 1's constants for ``K_delta`` (``U = C kappa_delta / lam``, Hyp. 2); ``delta`` over
+    prefix, with Theorem 1's constants for ``K_delta`` (``U = C kappa_delta / lam`` under Hyp. 2, ``U =
+    max(C_y / kappa_delta, 2 C_y / lam)`` for the squared loss under Hyp. 3: ``common.U``); ``delta`` over
     ``combinations``. The right side at any one ``delta`` bounds the minimum from above, and the comparator's
     certified upper end is used: a negative margin is a violation of every reading of the statement (the online
     losses alone are below Theorem 1's regularised left side)."""
@@ -72,9 +83,9 @@ def _cumulative_bound(instance, impl, precision, combinations) -> Outcome:
     lhs = sum(online_losses(instance, record["predictions"])) / n
     best = None
     for delta in combinations:
-        kernel = combined_kernel(instance, delta)
+        kernel = _kernel_of(instance, delta)
         comparator = comparators.minimum(kernel, X, Y, instance["lam"], instance["loss"], precision)
-        u = common.constant(constants.U_PROP1, {**instance, "kappa2": float(constants.kappa2(kernel, instance["p"]))}, precision)
+        u = common.U({**instance, "kappa2": float(constants.kappa2(kernel, instance["p"]))}, precision)
         values = {"U": u, "lam": instance["lam"], "eta": instance["eta"], "n": n}
         excess = constants.evaluate(constants.THEOREM1_EXCESS, **values) if precision else constants.value(constants.THEOREM1_EXCESS, **values)
         if best is None or comparator.upper + excess < best[0] + best[1]:
@@ -94,6 +105,19 @@ TWO_COPIES = {"kernels": [{"type": "linear_quadratic", "mu": 0.0, "d": 1}] * 2, 
               "Y": [[1.0], [0.0]], "lam": 1.0, "eta": 0.5, "r": 2.0, "loss": "squared"}
 NORM_COPIES = {"kernels": [{"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}] * 2, "p": 1, "d": 1, "X": [[1.0]],
                "Y": [[1.0]], "lam": 1.0, "eta": 0.75, "r": 10.0, "loss": "norm", "kappa2": [1.0, 1.0], "C": 1.0}
+
+
+def amplifying_copies_instance(n: int, *, m: int = 7, r: float = 5.0, lam: float = 2.00000001, eta: float = 0.495) -> dict:
+    """m copies of the Gaussian kernel (``kappa^2 = 1``) at ``x = 1`` with targets ``+1, -1, +1, ...`` and ``lam`` just
+    above ``2 kappa_max^2``: the counterexamples the ci searches of ``_amplifying_copies`` shrink to, in round numbers."""
+    return {"kernels": [{"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}] * m, "p": 1, "d": 1, "X": [[1.0]] * n,
+            "Y": [[(-1.0) ** t] for t in range(n)], "lam": lam, "eta": eta, "r": r, "loss": "squared", "kappa2": [1.0] * m,
+            "C_y": 1.0}
+
+
+#: the cumulative bound broken at n = 5 by 4 copies (S = 4^0.99 < 4), the norm bounds at t = 2 by 7 copies
+#: (tests/claims/test_monorma_guarantees.py)
+AMPLIFYING_5, AMPLIFYING_2 = amplifying_copies_instance(5, m=4, r=100.0), amplifying_copies_instance(2)
 
 CUMULATIVE_INFORMATIVE = ("MONORMA's average online loss exceeds min R_reg of the comparator (the excess term is needed); "
                           "margin relative to the excess a/sqrt(n) + b/n")
@@ -262,6 +286,9 @@ def _tight_copies(draw):
             "kappa2": [kappa2] * m, "C": ovk_ref.as_loss(loss).lipschitz}
 
 
+NORM_BOUND_INFORMATIVE = "m >= 2 and f_t != 0; ||f_t||^2_{H_delta} = sum_j delta_j ||g^j_t||^2 from explicit Gram norms"
+
+
 def _norm_instances():
     return st.one_of(_tight_copies(), strategies.monorma_instances(hyp2=True, min_m=2),
                      strategies.monorma_instances(hyp2=True, copies=True, min_m=2, extreme=True))
@@ -270,7 +297,7 @@ def _norm_instances():
 @claim("monorma.norm_prop1", statement="||f_t||_{H_{delta_t}} <= C kappa_max / lam for every t (Prop. 1(ii) with kappa_max)",
        reference="issue 11, statement 4; Prop. 1(ii) for MONORMA; spec C9, 6.4", hypotheses="Hyp. 1-2, any r > 0",
        expected="false", instances=_norm_instances(), uses=("monorma",), known_counterexamples=[NORM_COPIES],
-       informative="m >= 2 and f_t != 0; ||f_t||^2_{H_delta} = sum_j delta_j ||g^j_t||^2 from explicit Gram norms",
+       informative=NORM_BOUND_INFORMATIVE,
        notes="m copies with r > 1: f_t = m^(1-1/r) g_t, ||f_t||^2_{H_delta} = m^(1-1/r) ||g_t||^2, and ||g_1|| = eta_1 C kappa "
              "at a point where K(x, x) = kappa^2 I: violated at t = 1 once rho^2 m^(1-1/r) > 1")
 def norm_prop1(instance, impl, precision=None):
@@ -288,9 +315,10 @@ def norm_prop1_factor(instance, impl, precision=None):
 
 
 @st.composite
-def _squared_loss_instances(draw):
-    """Hyp. 1, 3 for MONORMA with the proof's condition: squared loss, ``||y_t|| <= C_y``,
-    ``lam = c 2 m^((1-1/r)_+) kappa_max^2`` with ``c > 1`` (``c`` near 1 included), m >= 2 kernels or copies."""
+def _squared_loss_instances(draw, *, proof_condition: bool = True):
+    """Hyp. 1, 3 for MONORMA: squared loss, ``||y_t|| <= C_y``, m >= 2 kernels or copies, and
+    ``lam = c 2 m^((1-1/r)_+) kappa_max^2`` (the proof's condition) or, without ``proof_condition``,
+    ``lam = c 2 kappa_max^2`` (Hyp. 3's own), with ``c > 1`` (``c`` near 1 included)."""
     d, p, m = draw(strategies.dimensions), draw(strategies.dimensions), draw(st.integers(2, 3))
     if draw(st.booleans()):
         pairs = [draw(strategies.kernels_with_kappa2(d, p))] * m
@@ -300,7 +328,9 @@ def _squared_loss_instances(draw):
     X, Y = draw(strategies.streams(p, d, max_n=6, y_bound=C_y, nonzero=True, extreme=draw(st.booleans())))
     r = draw(st.one_of(st.just(1.0), strategies.log_uniform(0.1, 10.0)))
     kappa2 = [pair[1] for pair in pairs]
-    lam = draw(st.one_of(st.just(1.0 + 1e-9), strategies.log_uniform(1.0, 1e2))) * 2 * float(norm_factor2(m, r)) * max(kappa2)
+    factor2 = float(norm_factor2(m, r)) if proof_condition else 1.0
+    c = draw(st.one_of(st.just(1.0 + 1e-9), strategies.log_uniform(1.0, 1e2).filter(lambda c: c > 1)))   # strict: c = 1 is E17's boundary
+    lam = c * 2 * factor2 * max(kappa2)
     return {"kernels": [pair[0].to_dict() for pair in pairs], "p": p, "d": d, "X": X.tolist(), "Y": Y.tolist(), "lam": lam,
             "eta": draw(strategies.rhos()) / lam, "r": r, "loss": "squared", "kappa2": kappa2, "C_y": C_y}
 
@@ -314,6 +344,78 @@ def _squared_loss_instances(draw):
 def norm_prop2_factor(instance, impl, precision=None):
     return _norm_outcome(instance, impl, precision, norm_factor2(len(instance["kernels"]), instance["r"], precision),
                          2 * instance["C_y"], steps_checked=True)
+
+
+#: r > 1 for the copies that amplify (S = m^(1-1/r) > 1); coarse lists, so that a search shrinks in a few steps
+AMPLIFYING_RS = (2.0, 5.0, 10.0, 100.0)
+#: m copies and rho = eta lam, in the order a search shrinks towards (the amplification grows along each list)
+AMPLIFYING_COPIES = (2, 3, 4, 5, 6, 7, 8)
+AMPLIFYING_RHOS = (0.7, 0.9, 0.99)
+#: where lam = 2 kappa^2 (1 + s (S - 1)) falls in (2 kappa_max^2, 2 S kappa_max^2]: just above the left end, or within
+AMPLIFYING_LAM_POSITIONS = (1e-9, 0.5, 1.0)
+
+
+@st.composite
+def _amplifying_copies(draw, *, min_n: int = 2, max_n: int = 8):
+    """Hyp. 1, 3 with ``lam`` in ``(2 kappa_max^2, 2 S kappa_max^2]``, ``S = m^(1-1/r)``: m <= 8 copies of one kernel
+    with ``d = 1``, r > 1. MONORMA is then ONORMA with ``S K`` (spec 6.4), for which Hyp. 3's ``lam > 2 (S kappa^2)``
+    fails: at a point where ``K(x, x) = kappa^2`` its prediction moves by ``-eta_t S kappa^2 u_t``, which overshoots
+    and, while ``1 - eta_t (lam + S kappa^2) < -1``, grows. The stream repeats the vertex ``x = 1`` (where every
+    kernel of spec 3.1-3.2 reaches ``kappa^2``) with targets alternating ``+-C_y``: the adversarial ordering, whose
+    sign flips resonate with the overshoot; ``rho = eta lam`` in {0.7, 0.9, 0.99}."""
+    p, m = draw(strategies.dimensions), draw(st.sampled_from(AMPLIFYING_COPIES))
+    kernel, kappa2 = draw(strategies.kernels_with_kappa2(1, p))
+    r = draw(st.sampled_from(AMPLIFYING_RS))
+    S = float(norm_factor2(m, r))
+    C_y = draw(st.sampled_from([1.0, 0.5, 2.0]))
+    sign, n = draw(st.sampled_from([1.0, -1.0])), draw(st.integers(min_n, max_n))
+    position = draw(st.one_of(st.just(AMPLIFYING_LAM_POSITIONS[0]), st.sampled_from(AMPLIFYING_LAM_POSITIONS)))
+    lam = 2 * kappa2 * (1 + position * (S - 1))
+    return {"kernels": [kernel.to_dict()] * m, "p": p, "d": 1, "X": [[1.0] * p] * n,
+            "Y": [[sign * C_y * (-1) ** t] for t in range(n)], "lam": lam, "eta": draw(st.sampled_from(AMPLIFYING_RHOS)) / lam,
+            "r": r, "loss": "squared", "kappa2": [kappa2] * m, "C_y": C_y}
+
+
+def _hyp3_instances():
+    """Hyp. 1, 3 with Hyp. 3's own ``lam > 2 kappa_max^2``: the copies that amplify, or any kernels."""
+    return st.one_of(_amplifying_copies(min_n=3), _squared_loss_instances(proof_condition=False))
+
+
+@claim("monorma.best_kernel_hyp3",
+       statement="squared loss, lam > 2 kappa_max^2: (1/n) sum_t l(f_{t-1}(x_t), y_t) <= min_j min_{g in H^j} R_reg(g, n) + a/sqrt(n) + b/n "
+                 "(Theorem 1's a, b with U = max(C_y / kappa_j, 2 C_y / lam))",
+       reference="issue 11, statement 1 under Hyp. 3; Thm. 1 and Prop. 2 for MONORMA",
+       hypotheses="Hyp. 1, 3 (squared loss, ||y_t|| <= C_y, lam > 2 kappa_max^2), any r", expected="false",
+       instances=_hyp3_instances(), uses=("monorma",), known_counterexamples=[AMPLIFYING_5], informative=CUMULATIVE_INFORMATIVE,
+       notes="m copies with r > 1 make MONORMA ONORMA with S K, S = m^(1-1/r) (spec 6.4), and lam > 2 kappa_max^2 "
+             "is not lam > 2 S kappa^2: the predictions overshoot and grow for a few rounds; the lockout stream "
+             "(lam > 2 S kappa_max^2 too) needs n = 10^4 (notebook 06)")
+def best_kernel_hyp3(instance, impl, precision=None):
+    return _cumulative_bound(instance, impl, precision, _vertices(instance))
+
+
+@claim("monorma.norm_prop2",
+       statement="squared loss, lam > 2 kappa_max^2: ||f_t||_{H_{delta_t}} <= 2 kappa_max C_y / lam for every t (Prop. 2(i) with kappa_max)",
+       reference="issue 11, statement 4; Prop. 2(i) for MONORMA; spec C12, 6.4",
+       hypotheses="Hyp. 1, 3 with lam in (2 kappa_max^2, 2 m^(1-1/r) kappa_max^2], r > 1", expected="false",
+       instances=_amplifying_copies(), uses=("monorma",), known_counterexamples=[AMPLIFYING_2],
+       informative=NORM_BOUND_INFORMATIVE,
+       notes="m copies: ||f_t||_{H_delta} = sqrt(S) ||g_t||, S = m^(1-1/r), and the run is ONORMA with S K, outside Hyp. 3")
+def norm_prop2(instance, impl, precision=None):
+    return _norm_outcome(instance, impl, precision, 1.0, 2 * instance["C_y"], steps_checked=False)
+
+
+@claim("monorma.norm_prop2_factor_hyp3",
+       statement="squared loss, lam > 2 kappa_max^2 only: ||f_t||_{H_{delta_t}} <= m^((1-1/r)/2) 2 kappa_max C_y / lam for every t",
+       reference="issue 11, statement 4 (monorma.norm_prop2_factor without the factor in the condition on lam)",
+       hypotheses="Hyp. 1, 3 with lam in (2 kappa_max^2, 2 m^(1-1/r) kappa_max^2], r > 1", expected="false",
+       instances=_amplifying_copies(), uses=("monorma",), known_counterexamples=[AMPLIFYING_2],
+       informative=NORM_BOUND_INFORMATIVE,
+       notes="the proof's step (u) needs 2 S kappa_max^2 / lam < 1: with lam <= 2 S kappa_max^2 the residual u_t can "
+             "exceed 2 C_y and the norm grows past the bound (copies, S > 4.5: at t = 2)")
+def norm_prop2_factor_hyp3(instance, impl, precision=None):
+    return _norm_outcome(instance, impl, precision, norm_factor2(len(instance["kernels"]), instance["r"], precision),
+                         2 * instance["C_y"], steps_checked=False)
 
 
 @claim("monorma.zero_weight_absorbing",

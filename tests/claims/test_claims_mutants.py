@@ -23,6 +23,9 @@ CATCHERS = {
     # issue 11: the guarantees that hold see a MONORMA without shrink (norm bound) and a revived zero weight
     "monorma_shrink_skipped": ["monorma.norm_prop1_factor", "monorma.norm_prop2_factor"],
     "monorma_zero_weight_revived": ["monorma.zero_weight_absorbing"],
+    # weights on the simplex whatever r: the normalisation and the copies identity see it (and the findings of
+    # monorma.best_kernel_hyp3, monorma.norm_prop2*, which rest on sum_j delta_j = m^(1-1/r), vanish: test_monorma_guarantees)
+    "monorma_weights_on_simplex": ["monorma.delta_normalised", "monorma.copies"],
 }
 
 

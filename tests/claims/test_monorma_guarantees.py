@@ -3,12 +3,16 @@ values derived by hand (below, from the spec's formulas), and replayed at 50 dig
 import math
 
 import mpmath
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ovk_ref
 from ovk_ref import tolerances
-from proofs_check import CLAIMS, strategies
-from proofs_check.claims.monorma_guarantees import norm_factor2
+from proofs_check import CLAIMS, MUTANTS, constants, run_claim, strategies
+from proofs_check.claims import common, monorma_guarantees
+from proofs_check.claims.monorma_guarantees import AMPLIFYING_2, AMPLIFYING_5, norm_factor2
 from proofs_check.runner import evaluate
 
 REPLAY_DIGITS = 50
@@ -114,3 +118,115 @@ def test_the_factor_is_reached_by_copies():
         run = ovk_ref.monorma(NORM_COPIES["X"], NORM_COPIES["Y"], NORM_COPIES["kernels"], lam=1.0, eta=0.75, r=10.0, loss="norm",
                               precision=REPLAY_DIGITS)
         assert abs(sum(run["weights"][-1]) - mpmath.mpf(2) ** mpmath.mpf("0.9")) < mpmath.mpf(10) ** -45
+
+
+# --- Hyp. 3 (lam > 2 kappa_max^2) is not enough for MONORMA: copies make K_delta = S K, S = m^(1-1/r) ---------------
+
+def copies_predictions(instance) -> list:
+    """By hand: m copies of a kernel with K(x, x) = 1 at the one point x of the stream keep delta_j = m^(-1/r), so
+    MONORMA is ONORMA with S K (spec 6.4): p_1 = 0, p_{t+1} = (1 - eta_t lam) p_t - eta_t S (p_t - y_t); returns
+    p_1..p_{n+1} (p_{t+1} = f_t(x))."""
+    S = len(instance["kernels"]) ** (1 - 1 / instance["r"])
+    p = [0.0]
+    for t, (y,) in enumerate(instance["Y"], start=1):
+        eta_t = instance["eta"] / math.sqrt(t)
+        p.append((1 - eta_t * instance["lam"]) * p[-1] - eta_t * S * (p[-1] - y))
+    return p
+
+
+def ridge_at_one_point(Y, lam: float) -> float:
+    """By hand: min over g = c K(., x), K(x, x) = 1, ||g||^2 = c^2, of (1/n) sum_t (c - y_t)^2 / 2 + lam c^2 / 2:
+    c = mean(y) / (1 + lam), value var(y)/2 + mean(y)^2 lam / (2 (1 + lam))."""
+    mean = sum(Y) / len(Y)
+    var = sum(y * y for y in Y) / len(Y) - mean**2
+    return var / 2 + mean**2 * lam / (2 * (1 + lam))
+
+
+def satisfies_hypothesis_3(instance) -> bool:
+    """Hyp. 1, 3 as the claims state them: squared loss, kappa_j^2 >= sup ||K^j(x, x)|| on the box, ||y_t|| <= C_y,
+    lam > 2 kappa_max^2, 0 < eta lam < 1."""
+    kappa2 = instance["kappa2"]
+    return (instance["loss"] == "squared" and 0 < instance["eta"] * instance["lam"] < 1 and instance["lam"] > 2 * max(kappa2)
+            and all(k2 >= float(constants.kappa2(kernel, instance["p"])) for k2, kernel in zip(kappa2, instance["kernels"]))
+            and all(common.rows_norm(np.array(instance["Y"])) <= instance["C_y"]))
+
+
+def test_amplifying_copies_satisfy_hypothesis_3():
+    """The deciding instances are inside the statements' hypotheses, with lam <= 2 S kappa_max^2 (where the proof of
+    monorma.norm_prop2_factor does not apply)."""
+    for instance in (AMPLIFYING_2, AMPLIFYING_5):
+        S = len(instance["kernels"]) ** (1 - 1 / instance["r"])
+        assert satisfies_hypothesis_3(instance) and instance["lam"] <= 2 * S * max(instance["kappa2"])
+        assert float(constants.kappa2(instance["kernels"][0], 1)) == 1.0
+
+
+@settings(max_examples=30)
+@given(st.one_of(monorma_guarantees._amplifying_copies(), monorma_guarantees._hyp3_instances()))
+def test_hyp3_searches_draw_inside_hypothesis_3(instance):
+    assert satisfies_hypothesis_3(instance) and instance["r"] > 0
+
+
+def test_hyp3_cumulative_bound_fails_at_n_5():
+    """4 copies, r = 100 (S = 4^0.99 = 3.945), lam = 2 + 1e-8, eta = 0.495, y = (1, -1, 1, -1, 1): p = (0, 1.953,
+    -3.491, 3.568, -2.658) (by hand, above), losses (0.5, 4.359, 10.086, 10.433, 6.691), average 6.4139 > min R_reg
+    0.4933 (37/75 at lam = 2) + excess 5.5509 = 6.0442 (U = max(C_y / kappa, 2 C_y / lam) = 1, a = 2 lam U^2 (2 rho +
+    1/rho) = 11.96, b = U^2 / (2 eta))."""
+    instance = AMPLIFYING_5
+    lam, eta, n = instance["lam"], instance["eta"], 5
+    Y = [y for (y,) in instance["Y"]]
+    p = copies_predictions(instance)
+    lhs = sum((p_t - y) ** 2 / 2 for p_t, y in zip(p, Y)) / n
+    risk = ridge_at_one_point(Y, lam)
+    excess = 2 * lam * (2 * eta * lam + 1 / (eta * lam)) / math.sqrt(n) + 1 / (2 * eta) / n
+    assert math.isclose(risk, 37 / 75, rel_tol=1e-8) and lhs > risk + excess + 0.3
+    violated, outcome, _ = evaluate(CLAIMS["monorma.best_kernel_hyp3"], instance)
+    assert violated
+    assert math.isclose(outcome.observed, lhs, rel_tol=tolerances.IDENTITY_RTOL)
+    assert math.isclose(outcome.quantities["min_R_reg_upper"], risk, rel_tol=tolerances.IDENTITY_RTOL)
+    assert math.isclose(outcome.quantities["excess"], excess, rel_tol=tolerances.IDENTITY_RTOL)
+    with mpmath.workdps(REPLAY_DIGITS):
+        exact = CLAIMS["monorma.best_kernel_hyp3"].check(instance, ovk_ref, precision=REPLAY_DIGITS)
+    assert exact.margin < 0 and math.isclose(exact.observed, lhs, rel_tol=tolerances.IDENTITY_RTOL)
+
+
+@pytest.mark.parametrize(("claim_id", "factor"), [("monorma.norm_prop2", 1.0), ("monorma.norm_prop2_factor_hyp3", 7 ** 0.4)])
+def test_hyp3_norm_bounds_fail_at_t_2(claim_id, factor):
+    """Same copies, y = (1, -1): alpha_1 = eta after round 1; round 2 shrinks it by c_2 = 1 - eta lam / sqrt(2) and adds
+    -(eta / sqrt(2)) (S eta + 1), so ||f_2||_{H_delta} = sqrt(S) |c_2 eta - (eta / sqrt(2)) (S eta + 1)| = 2.2288 (by
+    hand), above 2 kappa_max C_y / lam = 1 and above the factor's 7^(2/5) * 1 = 2.1779 (at t = 1, ||f_1|| = sqrt(S) eta = 1.078)."""
+    instance = AMPLIFYING_2
+    lam, eta = instance["lam"], instance["eta"]
+    S = 7 ** 0.8
+    norm = math.sqrt(S) * abs((1 - eta * lam / math.sqrt(2)) * eta - eta / math.sqrt(2) * (S * eta + 1))
+    assert math.isclose(norm, abs(copies_predictions(instance)[2]) / math.sqrt(S), rel_tol=1e-12)   # ||f_2|| = |f_2(x)| / sqrt(S)
+    bound = factor * 2 / lam
+    assert norm > bound + 0.05
+    violated, outcome, _ = evaluate(CLAIMS[claim_id], instance)
+    assert violated and outcome.quantities["round"] == 2
+    assert math.isclose(outcome.observed, norm, rel_tol=tolerances.IDENTITY_RTOL)
+    assert math.isclose(outcome.bound, bound, rel_tol=tolerances.IDENTITY_RTOL)
+    with mpmath.workdps(REPLAY_DIGITS):
+        assert CLAIMS[claim_id].check(instance, ovk_ref, precision=REPLAY_DIGITS).margin < 0
+
+
+HYP3_FINDINGS = ["monorma.best_kernel_hyp3", "monorma.norm_prop2", "monorma.norm_prop2_factor_hyp3"]
+
+
+@pytest.mark.parametrize("claim_id", HYP3_FINDINGS)
+def test_hyp3_findings_come_from_the_live_search(claim_id):
+    verdict = run_claim(claim_id, "ci")
+    assert verdict.verdict == "false" and not verdict.known
+    assert evaluate(CLAIMS[claim_id], verdict.counterexample)[0] and satisfies_hypothesis_3(verdict.counterexample)
+
+
+@pytest.mark.parametrize("claim_id", HYP3_FINDINGS)
+def test_weights_on_the_simplex_hide_the_hyp3_findings(claim_id):
+    """The planted fault monorma_weights_on_simplex (sum_j delta_j = 1 whatever r) removes the amplification S: the
+    pinned counterexample no longer violates and the search finds none, so `ovk-check verify` against such an
+    implementation reports 'holds' where 'false' is expected (and monorma.delta_normalised rejects it:
+    test_claims_mutants)."""
+    mutant = MUTANTS["monorma_weights_on_simplex"]
+    pin = CLAIMS[claim_id].known_counterexamples[0]
+    assert evaluate(CLAIMS[claim_id], pin)[0] and not evaluate(CLAIMS[claim_id], pin, mutant)[0]
+    verdict = run_claim(claim_id, "ci", impl=mutant, shrink=False)
+    assert verdict.verdict == "holds" and not verdict.passed
