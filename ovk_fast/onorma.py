@@ -34,6 +34,9 @@ BLOCK_ROUNDS = 256
 #: ``beta = alpha / scale`` grows like 1/scale; fold the scale in long before 1/scale can overflow
 #: (float64 max ~1e308) or coefficients lose range. Not a tolerance: results do not depend on it.
 RESCALE_BELOW = 1e-100
+#: eigenvalues of B closer than this (relative to the largest) are one repeated eigenvalue: eigh's own error on a
+#: repeated eigenvalue is a few ulps of ||B||; using one of them for the group changes the solve by as much
+EIGENVALUE_TIE = 64 * np.finfo(float).eps
 
 
 def block_schedule(eta: float, lam: float, start: int, stop: int):
@@ -46,6 +49,14 @@ def block_schedule(eta: float, lam: float, start: int, stop: int):
     small = np.flatnonzero(scales < RESCALE_BELOW)
     cut = int(small[0]) + 1 if len(small) else len(scales)
     return eta_t[:cut], c_t[:cut], scales[:cut]
+
+
+def eigenvalue_groups(w) -> list[slice]:
+    """The ascending eigenvalues ``w`` of a symmetric matrix as runs of equal values: ``eigh`` returns a repeated
+    eigenvalue as values a few ulps apart, taken as one (within ``EIGENVALUE_TIE`` of the largest magnitude)."""
+    tie = EIGENVALUE_TIE * max(float(np.max(np.abs(w))), np.finfo(float).tiny)
+    cuts = [0] + [k for k in range(1, len(w)) if w[k] - w[k - 1] > tie] + [len(w)]
+    return [slice(lo, hi) for lo, hi in zip(cuts, cuts[1:])]
 
 
 class _Ring:
@@ -176,10 +187,11 @@ class _Run:
         h = a * previous
         w, Q = np.linalg.eigh(B)
         right = (h[:, None] * old - a[:, None] * Y) @ Q
+        scaled = h[:, None] * lower
         Z = np.empty_like(right)
-        for k in range(len(w)):
-            Z[:, k] = linalg.solve_triangular(-w[k] * h[:, None] * lower, right[:, k], lower=True,
-                                              unit_diagonal=True, check_finite=False)
+        for group in eigenvalue_groups(w):      # one solve per distinct eigenvalue (the paper's J has two)
+            Z[:, group] = linalg.solve_triangular(-w[group.start] * scaled, right[:, group], lower=True,
+                                                  unit_diagonal=True, check_finite=False)
         beta = Z @ Q.T
         predictions = previous[:, None] * (old + (lower @ beta) @ B.T)             # 1. f_{t-1}(x_t)
         new_coefficients = steps[:, None] * (predictions - Y)                       # 2. alpha_{t,t}
@@ -198,9 +210,10 @@ class _Run:
         added = (2 * c_t * np.einsum("rd,rd->r", predictions, new_coefficients)
                  + np.einsum("rd,rde,re->r", new_coefficients, diagonal, new_coefficients)).tolist()
         dropped = np.arange(before[start], lo[stop - 1])                  # indices the block's rounds drop, in order
-        drop_old = self._old_terms(self.X[dropped], dropped)
-        drop_rows = KernelRows(self.kernel, self.X[dropped], self.X[start:stop])
-        drop_diagonal = diagonal_blocks(self.kernel, self.X[dropped])
+        if len(dropped):        # (the loop below reads these only for a dropped term)
+            drop_old = self._old_terms(self.X[dropped], dropped)
+            drop_rows = KernelRows(self.kernel, self.X[dropped], self.X[start:stop])
+            drop_diagonal = diagonal_blocks(self.kernel, self.X[dropped])
         norm2, norms = self.norm2, self.norms[start:stop]
         drops = zip(before[start:stop].tolist(), lo[start:stop].tolist())
         for r, (c, term, scale, (first, kept)) in enumerate(zip(c_t.tolist(), added, scales.tolist(), drops)):
