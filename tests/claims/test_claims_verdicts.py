@@ -5,11 +5,12 @@ import json
 import math
 
 import pytest
+from hypothesis import given, strategies as st
 
 from proofs_check import CLAIMS, run_claim
 from proofs_check.claims.base import EXPECTED_VERDICTS, Claim
 from proofs_check.profiles import default_profile
-from proofs_check.runner import informative_floor
+from proofs_check.runner import informative_floor, steering
 
 
 @pytest.mark.parametrize("claim_id", list(CLAIMS))
@@ -42,3 +43,17 @@ def test_a_claim_must_say_what_makes_an_instance_informative():
     with pytest.raises(ValueError, match="informative"):
         Claim(id="x", statement="s", reference="r", hypotheses="h", expected="holds", instances=None, check=None)
     assert all(claim.informative for claim in CLAIMS.values())
+
+
+@given(st.floats(-1e6, 1.0, allow_nan=False), st.floats(-1e6, 1.0, allow_nan=False))
+def test_the_search_steers_on_a_rounded_margin_that_keeps_the_order_of_margins(a, b):
+    """``steering`` never reverses two margins (the search still goes towards the bound) and keeps 0 and 1."""
+    low, high = min(a, b), max(a, b)
+    assert steering(low) <= steering(high)
+    assert steering(0.0) == 0.0 and steering(1.0) == 1.0
+
+
+def test_an_identitys_round_off_is_flat_to_the_search_but_a_bounds_margin_keeps_two_digits():
+    # two identity margins 1 - error / allowed that differ only by round-off in the error: one target value
+    assert steering(1 - 1.61e-6) == steering(1 - 1.64e-6) == 1 - 1.6e-6
+    assert steering(0.00123) == 0.0012 and steering(-4123.4) == -4100.0 and steering(0.3777) == 0.38
