@@ -141,13 +141,17 @@ def resolved(values, order: int = 1) -> bool:
     return bool(values.size) and bool(np.max(values) > tolerances.IDENTITY_ATOL**order)
 
 
-def close(observed, expected, **quantities) -> Outcome:
-    """Two computations of the same array, compared with IDENTITY_RTOL (margin relative to the allowed error)."""
+def close(observed, expected, magnitude: float = 0.0, **quantities) -> Outcome:
+    """Two computations of the same array, compared with IDENTITY_RTOL (margin relative to the allowed error).
+
+    ``magnitude``: the size of the terms the arrays are sums of, when it exceeds the arrays themselves (terms that
+    cancel): two float64 sums of the same terms differ by round-off relative to the terms, not to the sum."""
     observed, expected = np.asarray(observed, dtype=float), np.asarray(expected, dtype=float)
     error = float(np.max(np.abs(observed - expected))) if observed.size else 0.0
     if not np.all(np.isfinite(observed)):
         error = float("inf")
-    allowed = tolerances.IDENTITY_RTOL * float(np.max(np.abs(expected), initial=0.0)) + tolerances.IDENTITY_ATOL
+    size = max(float(np.max(np.abs(expected), initial=0.0)), magnitude)
+    allowed = tolerances.IDENTITY_RTOL * size + tolerances.IDENTITY_ATOL
     return Outcome(margin=allowed - error, scale=allowed, quantities={"max_error": error, **quantities}, observed=error,
                    bound=allowed)
 

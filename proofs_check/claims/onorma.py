@@ -28,15 +28,20 @@ def closed_form(instance, impl, precision=None):
 
 
 def _sgd_predictions(instance):
-    """Plain SGD on w in R^q for the feature kernel (spec 5.2): w_t = w_{t-1} - eta_t (A(x_t)^T u_t + lam w_{t-1})."""
+    """Plain SGD on w in R^q for the feature kernel (spec 5.2): w_t = w_{t-1} - eta_t (A(x_t)^T u_t + lam w_{t-1});
+    the predictions, the last w, and the size of the terms they are sums of (the same recursion in absolute
+    values: where the terms cancel, e.g. a softmax gradient against equal feature rows, both sides are round-off)."""
     K, loss = common.kernel(instance), ovk_ref.as_loss(instance["loss"])
     X, Y = common.arrays(instance)
-    w, predictions = np.zeros(K.q), []
+    w, size, predictions, magnitude = np.zeros(K.q), np.zeros(K.q), [], 0.0
     for eta_t, x, y in zip(common.step_sizes(instance, len(X)), X, Y):
         A = K.features(x)
         predictions.append(A @ w)
-        w = w - eta_t * (A.T @ loss.gradient(A @ w, y) + instance["lam"] * w)
-    return np.array(predictions), w
+        magnitude = max(magnitude, float(np.max(np.abs(A) @ size, initial=0.0)))
+        u = loss.gradient(A @ w, y)
+        w = w - eta_t * (A.T @ u + instance["lam"] * w)
+        size = abs(1 - eta_t * instance["lam"]) * size + eta_t * (np.abs(A.T) @ np.abs(u))
+    return np.array(predictions), w, max(magnitude, float(np.max(size, initial=0.0)))
 
 
 @claim("onorma.sgd", statement="ONORMA is SGD with step eta_t on R_t; feature kernel: SGD on w in R^q (non-symmetric blocks)",
@@ -46,12 +51,14 @@ def _sgd_predictions(instance):
        informative="two rounds or more and a non-zero prediction f_{t-1}(x_t)")
 def sgd(instance, impl, precision=None):
     record = common.run_onorma(impl, instance, precision=precision)
-    predictions, w = _sgd_predictions(instance)
+    predictions, w, magnitude = _sgd_predictions(instance)
     K = common.kernel(instance)
     X, _ = common.arrays(instance)
     w_onorma = sum(K.features(x).T @ a for x, a in zip(X, record["coefficients"]))  # f_n = A(.) w (spec 3.3)
-    outcome = common.close(np.concatenate([record["predictions"].ravel(), w_onorma]), np.concatenate([predictions.ravel(), w]))
-    outcome.informative = common.resolved(predictions)
+    outcome = common.close(np.concatenate([record["predictions"].ravel(), w_onorma]), np.concatenate([predictions.ravel(), w]),
+                           magnitude=magnitude)
+    # a prediction that is round-off of cancelling terms tells nothing about the identity
+    outcome.informative = common.resolved(predictions) and float(np.max(np.abs(predictions))) > tolerances.IDENTITY_RTOL * magnitude
     return outcome
 
 

@@ -119,3 +119,21 @@ def test_prop1_iii_is_tight_and_a_tie_is_not_a_violation():
     assert not violated
     resolution = 2 * tolerances.OPTIMISER_GRADIENT_NORM / PROP1_III_TIGHT["lam"]
     assert abs(outcome.quantities["max_norm_upper"] - 0.05) <= resolution   # tight: ||f_n|| = U = 0.05
+
+
+def test_onorma_sgd_on_cancelling_terms_is_round_off_not_a_violation():
+    """Found by ``verify --profile thorough`` (reported false): equal feature rows times a softmax gradient, whose
+    entries sum to 0, give w_1 = 0 exactly; in float64 both ONORMA and the SGD comparator get ~1e-11 from terms of
+    size eta |A| |u| ~ 1e3, and differed by 3.2e-12 > IDENTITY_ATOL. By hand: A(1) = -2 sqrt(1000) 1 (3 x 1),
+    u_1 = softmax(0) - e_1 = (-2/3, 1/3, 1/3), A(1)^T u_1 = 0, so f_1 = 0 and both predictions are 0: the instance
+    says nothing about the identity."""
+    row = [[-math.sqrt(1000.0)]] * 3
+    instance = {"kernel": {"type": "feature", "M": [row, row]}, "p": 1, "d": 3, "X": [[1.0], [0.0]],
+                "Y": [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]], "lam": 0.01, "eta": 50.0, "loss": "softmax",
+                "kappa2": 12000.0, "C": math.sqrt(2.0), "C_y": 1.0, "truncation": None}
+    violated, outcome, _ = evaluate(CLAIMS["onorma.sgd"], instance)
+    assert not violated and not outcome.informative
+    # the same stream with targets that do not cancel is informative: the criterion is not "never informative"
+    instance["loss"], instance["Y"] = "squared", [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    violated, outcome, _ = evaluate(CLAIMS["onorma.sgd"], instance)
+    assert not violated and outcome.informative
