@@ -63,7 +63,7 @@ def _shifted_solve(matrix, shift, rhs):
     return linalg.cho_solve(factor, rhs, check_finite=False)
 
 
-def _eigenvalue_groups(beta) -> list:
+def eigenvalue_groups(beta) -> list:
     """Runs of ascending eigenvalues within EIGENVALUE_TIE (relative to the largest) of their neighbour."""
     gap = tolerances.EIGENVALUE_TIE * max(np.max(np.abs(beta)), np.finfo(float).tiny)
     starts = np.flatnonzero(np.diff(beta) > gap) + 1
@@ -73,7 +73,7 @@ def _eigenvalue_groups(beta) -> list:
 def _separable(K_s, B, Y, shift):
     beta, V = np.linalg.eigh(B)
     rotated = Y @ V
-    groups = _eigenvalue_groups(beta)
+    groups = eigenvalue_groups(beta)
     if len(groups) <= CHOLESKY_SOLVES_PER_EIGH:
         columns = np.empty_like(rotated)
         for group in groups:

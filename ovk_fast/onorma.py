@@ -22,6 +22,7 @@ from ovk_ref import validation
 from ovk_ref.losses import Squared
 from ovk_ref.onorma import ONORMA
 from ovk_ref.records import OnormaRecord
+from ovk_fast.batch import eigenvalue_groups
 from ovk_fast.divergence_watch import DivergenceWatch
 from ovk_fast.kernel_rows import KernelRows, apply_rows, diagonal_blocks
 from ovk_fast.precision import float64_only
@@ -34,9 +35,6 @@ BLOCK_ROUNDS = 256
 #: ``beta = alpha / scale`` grows like 1/scale; fold the scale in long before 1/scale can overflow
 #: (float64 max ~1e308) or coefficients lose range. Not a tolerance: results do not depend on it.
 RESCALE_BELOW = 1e-100
-#: eigenvalues of B closer than this (relative to the largest) are one repeated eigenvalue: eigh's own error on a
-#: repeated eigenvalue is a few ulps of ||B||; using one of them for the group changes the solve by as much
-EIGENVALUE_TIE = 64 * np.finfo(float).eps
 
 
 def block_schedule(eta: float, lam: float, start: int, stop: int):
@@ -49,14 +47,6 @@ def block_schedule(eta: float, lam: float, start: int, stop: int):
     small = np.flatnonzero(scales < RESCALE_BELOW)
     cut = int(small[0]) + 1 if len(small) else len(scales)
     return eta_t[:cut], c_t[:cut], scales[:cut]
-
-
-def eigenvalue_groups(w) -> list[slice]:
-    """The ascending eigenvalues ``w`` of a symmetric matrix as runs of equal values: ``eigh`` returns a repeated
-    eigenvalue as values a few ulps apart, taken as one (within ``EIGENVALUE_TIE`` of the largest magnitude)."""
-    tie = EIGENVALUE_TIE * max(float(np.max(np.abs(w))), np.finfo(float).tiny)
-    cuts = [0] + [k for k in range(1, len(w)) if w[k] - w[k - 1] > tie] + [len(w)]
-    return [slice(lo, hi) for lo, hi in zip(cuts, cuts[1:])]
 
 
 class _Ring:
@@ -190,7 +180,7 @@ class _Run:
         scaled = h[:, None] * lower
         Z = np.empty_like(right)
         for group in eigenvalue_groups(w):      # one solve per distinct eigenvalue (the paper's J has two)
-            Z[:, group] = linalg.solve_triangular(-w[group.start] * scaled, right[:, group], lower=True,
+            Z[:, group] = linalg.solve_triangular(-np.mean(w[group]) * scaled, right[:, group], lower=True,
                                                   unit_diagonal=True, check_finite=False)
         beta = Z @ Q.T
         predictions = previous[:, None] * (old + (lower @ beta) @ B.T)             # 1. f_{t-1}(x_t)

@@ -79,8 +79,8 @@ CONFORMANCE_RTOL = 1e-9
 #: others): float64 solves lose about log10(cond) digits, so 1e4 keeps the error near 1e-12, well
 #: inside CONFORMANCE_RTOL.
 BATCH_CONDITION_LIMIT = 1e4
-#: ovk_fast's separable batch solver (spec 7.2) solves the columns whose eigenvalues of B differ by at most
-#: this, relative to max|eig(B)|, with one Cholesky factor (the paper's J has only two distinct
+#: ovk_fast's separable batch solver (spec 7.2) and its ONORMA block solve (squared loss) solve the columns whose
+#: eigenvalues of B differ by at most this, relative to max|eig(B)|, with one factor (the paper's J has only two distinct
 #: eigenvalues, which eigh returns a few ulps apart). Using one value for a group perturbs the system by
 #: this relative amount, the size of the solver's own round-off and 100x below IDENTITY_RTOL.
 EIGENVALUE_TIE = 1e-12
