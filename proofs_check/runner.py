@@ -202,11 +202,12 @@ COLLECT_EVERY = 64
 @contextlib.contextmanager
 def _garbage_collected_at_fixed_points():
     """Python's cyclic garbage collector runs when allocation counters cross thresholds, at moments that depend
-    on everything the process did before; some of Hypothesis' engine state lives in weak references, so a
-    collection at another moment changed the instances one seed draws (a CI run: a serial and a parallel report
-    of one seed differed; measured here, 2 of 80 runs of one unit in one process drew other instances, 0 of 160
-    with this). During a search the collector is off, and ``run_claim`` collects every ``COLLECT_EVERY`` new
-    instances: at points fixed by the search itself. The collector's previous state is restored after."""
+    on everything the process did before, and a collection at another moment changed the instances one seed
+    draws: a CI run's serial and parallel reports of one seed differed; measured here, 2 of 80 runs of one unit
+    in one process drew other instances, 0 of 160 with this. (Which object of Hypothesis' engine notices is not
+    pinned down; state it holds by weak reference is the likely path.) During a search the collector is off, and
+    ``run_claim`` collects every ``COLLECT_EVERY`` new instances: at points fixed by the search itself. The
+    collector's previous state is restored after."""
     enabled = gc.isenabled()
     gc.collect()
     gc.disable()

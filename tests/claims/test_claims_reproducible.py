@@ -106,8 +106,8 @@ def test_a_search_sees_no_local_constants_whatever_the_process_has_loaded_or_oth
 @pytest.mark.slow
 def test_a_search_draws_the_same_instances_whenever_the_garbage_collector_would_run():
     """The cyclic garbage collector runs when allocation counters cross thresholds, at moments set by all the
-    process did before. Some Hypothesis state lives in weak references, so before the search fixed those moments a
-    collection at another point changed the instances of a seed: the CI run whose serial and parallel reports
+    process did before. Before the search fixed those moments, a collection at another point changed the instances
+    of a seed: the CI run whose serial and parallel reports
     differed; here the thresholds 30, 100, 150 and 200 each changed this unit's report without the fix."""
     import dataclasses
     import gc
