@@ -161,9 +161,10 @@ class _Run:
         ``z - y``) and a kernel ``k(x, z) B`` (rows ``S[r, j] B``, B symmetric). With ``prev_r`` the scale before
         round r and ``a_r = step_r / scale_r``, steps 1-3 read
         ``beta_r = a_r (prev_r (old_r + B sum_{first_r <= j < r} S[r, j] beta_j) - y_r)``: a lower-triangular
-        system in the rounds, which B's eigenvectors ``B = Q diag(w) Q^T`` split into d triangular solves, one per
-        eigenvalue. The same forward substitution as ``_rounds``, in another basis. None where it does not apply,
-        or where the block overflows (the round-by-round loop then says which round diverged)."""
+        system in the rounds, which B's eigenvectors ``B = Q diag(w) Q^T`` split into one triangular solve per
+        distinct eigenvalue. The same forward substitution as ``_rounds``, in another basis (an overflow reaches
+        the same round: measured equal ``diverged_at`` and non-finite entries on a diverging stream). None where
+        it does not apply."""
         form = rows.separable_form()
         if form is None or not isinstance(self.loss, Squared) or not np.array_equal(form[1], form[1].T):
             return None
@@ -184,10 +185,8 @@ class _Run:
                                                   unit_diagonal=True, check_finite=False)
         beta = Z @ Q.T
         predictions = previous[:, None] * (old + (lower @ beta) @ B.T)             # 1. f_{t-1}(x_t)
-        new_coefficients = steps[:, None] * (predictions - Y)                       # 2. alpha_{t,t}
-        if not (np.all(np.isfinite(beta)) and np.all(np.isfinite(predictions))):
-            return None
-        records[0][:], records[1][:] = predictions, new_coefficients
+        records[0][:] = predictions
+        records[1][:] = steps[:, None] * (predictions - Y)                           # 2. alpha_{t,t}
         return beta
 
     def _norms(self, start, stop, c_t, scales, beta):

@@ -150,8 +150,8 @@ def _install_local_constants_switch() -> bool:
     site-packages: this project in an editable install, the caller's own modules), so one seed would give
     different instances in different installs, working directories or processes (issue 13, item 6). Installed
     once per process: the providers of a thread where a search runs see no local constants; every other thread
-    keeps Hypothesis' own behaviour. A per-thread switch, never undone by another thread's search ending. False when this
-    Hypothesis has no local constants (then there is nothing to switch off)."""
+    keeps Hypothesis' own behaviour (a per-thread switch, never undone by another thread's search ending).
+    False when this Hypothesis has no local constants (then there is nothing to switch off)."""
     provider = getattr(hypothesis_providers, "HypothesisProvider", None)
     original = getattr(provider, "_local_constants", None)
     if original is None:

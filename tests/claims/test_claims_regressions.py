@@ -137,3 +137,28 @@ def test_onorma_sgd_on_cancelling_terms_is_round_off_not_a_violation():
     instance["loss"], instance["Y"] = "squared", [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
     violated, outcome, _ = evaluate(CLAIMS["onorma.sgd"], instance)
     assert not violated and outcome.informative
+
+
+def test_monorma_delta_log_linear_treats_a_gamma_at_rounding_level_as_zero(monkeypatch):
+    """Found by ``verify --profile thorough`` (reported false): with B = 1 1^T and the softmax loss, B u_t = 1 (1^T u_t)
+    = 0, so that kernel's gamma is 0 exactly; float64 gives 0 or ~1e-33 to 1e-35 (here 3.6e-35 at rounds 2-3). The
+    closed form's root (gamma)^(q^(t-s)/(r+1)) at r = 10 turns 3e-33 into a weight of order 1e-3 where the run has 0:
+    below IDENTITY_ATOL^2 a gamma is rounding noise and the closed form (hypothesis: every gamma > 0) stops there.
+    The planted rounding (3e-33 in place of the exact 0 of round 1) made the claim report 1.8e-3 with the rule
+    "gamma > 0"."""
+    from proofs_check.claims import monorma
+    instance = {"kernels": [{"type": "linear_separable", "B": ovk_ref.paper_J(2).tolist()},
+                            {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0, 1.0], [1.0, 1.0]]}],
+                "p": 1, "d": 2, "X": [[1.0], [0.3], [0.8]], "Y": [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]],
+                "lam": 1.0, "eta": 0.1, "r": 10.0, "loss": "softmax"}
+    explicit_gammas = monorma._explicit_gammas
+
+    def rounded(instance, record):
+        gammas = explicit_gammas(instance, record)
+        assert np.max(gammas[:, 1]) < tolerances.IDENTITY_ATOL**2      # the B = 1 1^T kernel: 0 up to rounding
+        gammas[gammas == 0] = 3e-33
+        return gammas
+
+    monkeypatch.setattr(monorma, "_explicit_gammas", rounded)
+    violated, outcome, _ = evaluate(CLAIMS["monorma.delta_log_linear"], instance)
+    assert not violated and not outcome.informative

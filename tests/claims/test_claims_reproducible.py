@@ -125,3 +125,15 @@ def test_a_search_draws_the_same_instances_whenever_the_garbage_collector_would_
             assert report() == expected, f"gc threshold {first_generation}"
     finally:
         gc.set_threshold(*thresholds)
+
+
+def test_a_search_that_still_draws_a_local_constant_is_an_error_not_a_silent_verdict(monkeypatch):
+    """Planted fault: the per-thread switch stops working (the providers see local constants again, numbers in
+    [0, 1] that the search's floats may take). The search's exit check must report it as an error verdict."""
+    from hypothesis.internal.conjecture import providers
+    from proofs_check import runner
+    local = providers.Constants()
+    local.floats.update([0.123456789, 0.987654321, 0.31415926])
+    monkeypatch.setattr(providers.HypothesisProvider, "_local_constants", property(lambda self: local))
+    verdict = runner.run_claim("def1.reproducing", "ci")
+    assert verdict.verdict == "error" and "LocalConstantsLeak" in verdict.error

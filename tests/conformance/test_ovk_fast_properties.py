@@ -360,3 +360,31 @@ def test_tiled_rows_of_several_kernels_equal_each_kernels_own_rows(data):
         # two summation orders of the same terms K(x_r, z_j) c_j: round-off relative to the terms, not to the sum
         terms = np.max(np.abs(own.dense()), initial=0.0) * np.sum(np.abs(C))
         assert np.max(np.abs(rows - own.apply(C)), initial=0.0) <= tolerances.IDENTITY_RTOL * terms
+
+
+@pytest.mark.parametrize("truncation", [None, 40])
+def test_the_block_solve_runs_the_rounds_the_loop_runs_up_to_and_at_the_divergence(truncation):
+    """ONORMA's squared-loss block solve (``_Run._affine_rounds``) against the round-by-round loop it replaces, on
+    a stream that overflows (eta = 90): the solve is taken, the records agree before the divergence, and both
+    report the same round and the same non-finite entries after it."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.random((600, 3)), rng.standard_normal((600, 2))
+    kernel = ovk_ref.gaussian_separable(1.0, 2)
+    solved = []
+    original = onorma_module._Run._affine_rounds
+
+    def counted(self, *args):
+        beta = original(self, *args)
+        solved.append(beta is not None)
+        return beta
+
+    with pytest.warns(ovk_ref.DivergenceWarning), mock.patch.object(onorma_module._Run, "_affine_rounds", counted):
+        block = ovk_fast.onorma(X, Y, kernel, lam=1e-3, eta=90.0, truncation=truncation)
+    with pytest.warns(ovk_ref.DivergenceWarning), mock.patch.object(onorma_module._Run, "_affine_rounds", lambda *a: None):
+        loop = ovk_fast.onorma(X, Y, kernel, lam=1e-3, eta=90.0, truncation=truncation)
+    assert solved and all(solved)
+    assert block.diverged_at == loop.diverged_at is not None
+    before = block.diverged_at - 1
+    np.testing.assert_allclose(block.predictions[:before], loop.predictions[:before], rtol=tolerances.CONFORMANCE_RTOL, atol=0)
+    for field in ("predictions", "new_coefficients", "rkhs_norm2"):
+        np.testing.assert_array_equal(np.isfinite(getattr(block, field)), np.isfinite(getattr(loop, field)), err_msg=field)
