@@ -25,6 +25,12 @@ IDENTITY_RTOL = 1e-10
 IDENTITY_ATOL = 1e-12
 #: sum_j delta_j^r - 1 (spec 11): a normalised sum of m <= 5 powers, error a few eps.
 DELTA_NORMALISATION = 1e-12
+#: a gamma^j_t = ||g^j_t||^2 at least this fraction of the size of its terms (sum |a_i| |K(x_i, x_k)| |a_k|) is
+#: resolved in float64: its relative error is about eps * sqrt(#terms) / GAMMA_CANCELLATION ~ 1e-11 (t d <= 32),
+#: below IDENTITY_RTOL after MONORMA's root; a gamma that cancels further (terms 1e-9, sum 1e-18, found in a
+#: thorough search of monorma.delta_log_linear: a 5e-9 relative error) is round-off, not a weight the closed form
+#: can be compared with.
+GAMMA_CANCELLATION = 1e-3
 
 # --- float64 against 50-digit mpmath (issue 2, item 4) ----------------------------------------
 #: a float64 run against a 50-digit run of the same case, relative to the scale (max |entry|) of

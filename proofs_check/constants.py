@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 
 import mpmath
 import numpy as np
@@ -95,7 +96,9 @@ def _largest_eigenvalue(matrix) -> mpmath.mpf:
 
 
 def kappa2(kernel, p_: int) -> mpmath.mpf:
-    """``kappa^2 >= sup_{x in [0,1]^p} ||K(x,x)||_op`` (Hypothesis 1; spec 3; equality except for sums).
+    """``kappa^2 >= sup_{x in [0,1]^p} ||K(x,x)||_op`` (Hypothesis 1; spec 3; equality except for sums), remembered
+    per kernel (its portable form) and ``p``: a search draws the same kernel again and again while it varies the
+    rest of an instance, and the exact value costs up to 2^p eigenvalue problems at DIGITS digits.
 
     Separable ``k B``: ``sup k(x,x) * ||B||_op`` (the largest eigenvalue of the float matrix B as stored: for
     the paper's J it exceeds ``J_NORM = (d+9)/10`` by a few ulps, since 0.1 is not a binary fraction); non-separable: ``p (mu d + (1-mu) p)``; feature kernel:
@@ -103,6 +106,12 @@ def kappa2(kernel, p_: int) -> mpmath.mpf:
     sums: the weighted sum of the terms' values (an upper bound).
     """
     kernel = as_kernel(kernel)
+    return _kappa2(json.dumps(kernel.to_dict(), sort_keys=True), p_)
+
+
+@functools.lru_cache(maxsize=4096)
+def _kappa2(portable: str, p_: int) -> mpmath.mpf:
+    kernel = as_kernel(json.loads(portable))
     if isinstance(kernel, Separable):
         scalar = kernel.scalar
         sup = evaluate(SCALAR_SUP[scalar.name], **{"p": p_, **scalar.params()}) if SCALAR_SUP[scalar.name].free_symbols \

@@ -9,6 +9,7 @@ regime satisfies a claim's hypotheses, or breaks exactly one: ``hyp3_without_lam
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -21,12 +22,19 @@ from proofs_check import constants
 
 FLOATS = dict(allow_nan=False, allow_infinity=False, allow_subnormal=False)
 
+#: every strategy factory of this module returns the same strategy object for the same arguments: a strategy built
+#: anew inside each draw is validated anew, and leaves its closures as cyclic garbage (measured in a thorough search
+#: of ``prop1.iii``: 650,000 garbage objects per 64 instances, most of them cells and functions of strategies, and a
+#: 0.5-1 s collection each time); the strategies, hence the draws of a seed, are the same
+reused = functools.cache
+
 
 #: smallest non-zero magnitude of a drawn entry, relative to its bound: squares of smaller numbers underflow
 #: (1e-180^2 = 0 in float64) and turn identities into noise without adding any mathematics
 TINY = 1e-8
 
 
+@reused
 def _entries(low: float, high: float):
     """Floats in [low, high] that are 0 or at least TINY * max(|low|, |high|) in magnitude."""
     floor = TINY * max(abs(low), abs(high))
@@ -38,63 +46,123 @@ def _entries(low: float, high: float):
     return st.one_of(*options)
 
 
+def _first_row_nonzero(array: np.ndarray) -> bool:
+    return bool(np.any(array[0]))
+
+
+@reused
+def not_all_zero(arrays, *, first_row: bool = False):
+    """The arrays of the strategy ``arrays`` that are not all 0 (``first_row``: whose first row is not all 0).
+
+    By Hypothesis' filter, which draws the array again in place, up to three times: arrays of ``_entries`` are all 0
+    often, and an ``assume`` after the fact threw the whole instance away, its kernel's exact kappa^2 included (in a
+    thorough search a zero first row of X was the commonest reason a draw was lost). Making an all-0 array non-zero
+    by hand instead gave degenerate instances (one non-zero entry; entries all 1e-8) that test little."""
+    return arrays.filter(_first_row_nonzero if first_row else np.any)
+
+
+@reused
+def entry_arrays(shape, low: float, high: float):
+    """Arrays of ``_entries(low, high)``."""
+    return hnp.arrays(float, shape, elements=_entries(low, high))
+
+
 def unit_interval_arrays(shape):
     """Arrays with entries in [0, 1] (the paper's input box)."""
-    return hnp.arrays(float, shape, elements=_entries(0.0, 1.0))
+    return entry_arrays(shape, 0.0, 1.0)
 
 
 def bounded_arrays(shape, bound=1.0):
-    return hnp.arrays(float, shape, elements=_entries(-bound, bound))
+    return entry_arrays(shape, -bound, bound)
+
+
+@reused
+def vertex_arrays(shape):
+    """Arrays with entries 0 or 1: rows are vertices of the input box."""
+    return hnp.arrays(float, shape, elements=st.sampled_from([1.0, 0.0]))
+
+
+@reused
+def class_arrays(n: int, d: int):
+    """``n`` class indices in ``0..d-1`` (one-hot targets)."""
+    return hnp.arrays(int, n, elements=st.integers(0, d - 1))
+
+
+integers = reused(st.integers)
+floats = reused(st.floats)
 
 
 dimensions = st.integers(1, 4)
 
 
+@reused
 def weights():
     """Non-negative weights: exactly 0, or in [1e-3, 2] (a weight like 1e-242 only makes underflow, not mathematics)."""
-    return st.one_of(st.just(0.0), st.floats(1e-3, 2.0, **FLOATS))
+    return st.one_of(st.just(0.0), positive_weights())
 
 
+@reused
+def positive_weights():
+    return st.floats(1e-3, 2.0, **FLOATS)
+
+
+@reused
 @st.composite
 def psd_matrices(draw, d: int):
     """Symmetric PSD ``R R^T / q`` with ``R`` of shape (d, q), entries in [-1, 1] (rank may be < d)."""
-    q = draw(st.integers(1, d + 1))
-    R = draw(bounded_arrays((d, q)))
+    q = draw(integers(1, d + 1))
+    R = draw(not_all_zero(bounded_arrays((d, q))))
     return R @ R.T / q
 
 
-@st.composite
-def separable_kernels(draw, d: int):
-    """``k(x, z) B`` with a Gaussian, linear, polynomial or constant scalar kernel."""
-    B = draw(st.one_of(st.just(ovk_ref.paper_J(d)), psd_matrices(d)))
-    scalar = draw(st.one_of(
+@reused
+def output_matrices(d: int):
+    """The paper's ``J`` (a fresh array each draw) or a drawn PSD matrix."""
+    return st.one_of(st.just(d).map(ovk_ref.paper_J), psd_matrices(d))
+
+
+@reused
+def scalar_kernels():
+    """A Gaussian, linear, polynomial or constant scalar kernel (spec 3.1)."""
+    return st.one_of(
         st.builds(ovk_ref.Gaussian, mu=st.floats(1e-3, 1e2, **FLOATS)),
-        st.just(ovk_ref.Linear()),
+        st.builds(ovk_ref.Linear),
         st.builds(ovk_ref.Polynomial, degree=st.integers(1, 3), offset=st.floats(0.0, 1.0, **FLOATS)),
-        st.builds(ovk_ref.Constant, c=weights()),
-    ))
-    return ovk_ref.Separable(scalar, B)
+        st.builds(ovk_ref.Constant, c=positive_weights()),
+    )
 
 
+@reused
+def separable_kernels(d: int):
+    """``k(x, z) B`` with a Gaussian, linear, polynomial or constant scalar kernel."""
+    return st.builds(lambda B, scalar: ovk_ref.Separable(scalar, B), output_matrices(d), scalar_kernels())
+
+
+@reused
 def linear_quadratic_kernels(d: int):
     """The paper's non-separable kernel, ``mu`` over its whole admissible range [0, 1] (spec 3.2)."""
     return st.builds(ovk_ref.LinearQuadratic, mu=st.floats(0.0, 1.0, **FLOATS), d=st.just(d))
 
 
+@reused
 @st.composite
 def feature_kernels(draw, d: int, p: int):
     """``A(x) A(z)^T`` (spec 3.3): blocks not symmetric, so it catches transpositions."""
-    q = draw(st.integers(1, 4))
-    return ovk_ref.Feature(draw(bounded_arrays((p + 1, d, q))))
+    q = draw(integers(1, 4))
+    return ovk_ref.Feature(draw(not_all_zero(bounded_arrays((p + 1, d, q)))))
 
 
+@reused
 @st.composite
 def weighted_sums(draw, d: int, p: int):
-    terms = draw(st.lists(st.tuples(weights(),
-                                    st.one_of(separable_kernels(d), linear_quadratic_kernels(d))), min_size=1, max_size=3))
+    """One to three weighted terms, separable or non-separable kernels, not every weight 0."""
+    terms = draw(st.lists(st.tuples(weights(), st.one_of(separable_kernels(d), linear_quadratic_kernels(d))), min_size=1, max_size=3))
+    if not any(weight for weight, _ in terms):
+        terms[0] = (draw(positive_weights()), terms[0][1])
     return ovk_ref.WeightedSum(terms)
 
 
+@reused
 def kernels(d: int, p: int, *, feature: bool = True):
     """Any kernel of spec 3 with output dimension ``d`` on inputs of dimension ``p``."""
     options = [separable_kernels(d), linear_quadratic_kernels(d), weighted_sums(d, p)]
@@ -103,23 +171,51 @@ def kernels(d: int, p: int, *, feature: bool = True):
     return st.one_of(*options)
 
 
+@reused
 @st.composite
 def step_parameters(draw, max_lam: float = 10.0):
     """``(lam, eta)`` with ``lam > 0``, ``eta > 0`` and ``rho = eta lam`` over all of (0, 1)."""
-    lam = draw(st.floats(1e-3, max_lam, **FLOATS))
-    rho = draw(st.floats(1e-3, 0.999, **FLOATS))
+    lam = draw(floats(1e-3, max_lam, **FLOATS))
+    rho = draw(floats(1e-3, 0.999, **FLOATS))
     return lam, rho / lam
 
 
+#: the regression losses of spec 4, each as a strategy of its name or portable dict, simplest first
+REGRESSION_LOSSES = {
+    "squared": st.just("squared"),
+    "norm": st.just("norm"),
+    "huber": st.builds(lambda delta: {"type": "huber", "delta": delta}, st.floats(0.05, 2.0, **FLOATS)),
+    "epsilon_insensitive": st.builds(lambda eps: {"type": "epsilon_insensitive", "epsilon": eps}, st.floats(0.0, 1.0, **FLOATS)),
+}
+#: the classification losses of spec 4 (one-hot targets, d >= 2)
+CLASSIFICATION_LOSSES = ("hinge", "softmax")
+#: the losses with a Lipschitz constant (Hyp. 2): every one but the squared loss
+LIPSCHITZ_LOSSES = ("norm", "huber", "epsilon_insensitive", "hinge", "softmax")
+#: the losses with a continuous gradient (``smooth_losses``): for trajectory identities compared in float64 (at a kink of a non-smooth
+#: loss two computations of the same prediction may fall on different sides and pick different subgradients, an
+#: O(1) difference that is no error)
+SMOOTH_LOSSES = ("squared", "huber", "softmax")
+
+
+@reused
 def regression_losses():
-    return st.one_of(st.just("squared"), st.just("norm"),
-                     st.builds(lambda delta: {"type": "huber", "delta": delta}, st.floats(0.05, 2.0, **FLOATS)),
-                     st.builds(lambda eps: {"type": "epsilon_insensitive", "epsilon": eps}, st.floats(0.0, 1.0, **FLOATS)))
+    return st.one_of(*REGRESSION_LOSSES.values())
 
 
-def losses(d: int):
-    """Names/dicts of the losses of spec 4 usable with output dimension ``d`` (classification needs d >= 2)."""
-    return regression_losses() if d < 2 else st.one_of(regression_losses(), st.sampled_from(["hinge", "softmax"]))
+@reused
+def losses(d: int, among: tuple | None = None):
+    """Names/dicts of the losses of spec 4 usable with output dimension ``d`` (classification needs d >= 2); with
+    ``among``, only the losses of those names, drawn directly (not by rejecting the others)."""
+    if among is None:
+        return regression_losses() if d < 2 else st.one_of(regression_losses(), st.sampled_from(CLASSIFICATION_LOSSES))
+    unknown = set(among) - set(REGRESSION_LOSSES) - set(CLASSIFICATION_LOSSES)
+    if unknown:
+        raise ValueError(f"among must name losses of spec 4 ({sorted(REGRESSION_LOSSES) + list(CLASSIFICATION_LOSSES)}), got {sorted(unknown)}")
+    regression = [strategy for name, strategy in REGRESSION_LOSSES.items() if name in among]
+    classification = [name for name in CLASSIFICATION_LOSSES if name in among] if d >= 2 else []
+    if not regression and not classification:
+        raise ValueError(f"among must hold a loss usable with d = {d} (classification losses need d >= 2), got {among}")
+    return st.one_of(*regression, *([st.sampled_from(classification)] if classification else []))
 
 
 @st.composite
@@ -129,14 +225,14 @@ def streams(draw, p: int, d: int, *, loss="squared", min_n: int = 1, max_n: int 
     ``nonzero``, ``x_1`` and ``y_1`` are not 0 (a stream that starts at 0 tests little); with ``extreme``,
     every ``x_t`` is a vertex of the box (where ``||K(x, x)||`` reaches kappa^2) and every non-zero ``y_t`` has
     norm ``y_bound``: where norm bounds are tight."""
-    n = draw(st.integers(min_n, max_n))
-    X = draw(hnp.arrays(float, (n, p), elements=st.sampled_from([1.0, 0.0])) if extreme else unit_interval_arrays((n, p)))
-    assume(not nonzero or np.any(X[0] != 0))
+    n = draw(integers(min_n, max_n))
+    inputs = vertex_arrays((n, p)) if extreme else unit_interval_arrays((n, p))
+    X = draw(not_all_zero(inputs, first_row=True) if nonzero else inputs)
     if ovk_ref.as_loss(loss).one_hot_targets:
-        classes = draw(hnp.arrays(int, n, elements=st.integers(0, d - 1)))
+        classes = draw(class_arrays(n, d))
         return X, np.eye(d)[classes]
-    Y = draw(bounded_arrays((n, d), bound=y_bound))
-    assume(not nonzero or np.any(Y[0] != 0))
+    targets = bounded_arrays((n, d), bound=y_bound)
+    Y = draw(not_all_zero(targets, first_row=True) if nonzero else targets)
     norms = np.linalg.norm(Y, axis=1, keepdims=True)
     if extreme:
         Y = np.where(norms > 0, Y * (y_bound / np.maximum(norms, 1e-300)), Y)
@@ -171,6 +267,7 @@ RHO_RANGE = (1e-6, 1.0 - 1e-9)
 KAPPA2_RANGE = (1e-8, 1e8)
 
 
+@reused
 def log_uniform(low: float, high: float):
     """Floats spread evenly in log scale over [low, high]; shrinks towards 10^0 when inside the range."""
     return st.floats(np.log10(low), np.log10(high), **FLOATS).map(lambda exponent: float(10.0**exponent))
@@ -183,6 +280,7 @@ def scaled(kernel, scale: float):
     return ovk_ref.WeightedSum([(scale, kernel)])
 
 
+@reused
 @st.composite
 def kernels_with_kappa2(draw, d: int, p: int, *, feature: bool = True, feature_only: bool = False,
                         scale=(1e-3, 1e3)):
@@ -198,14 +296,28 @@ def kernels_with_kappa2(draw, d: int, p: int, *, feature: bool = True, feature_o
     return kernel, kappa2
 
 
+@reused
+def kernel_lists(d: int, p: int, m: int):
+    """``m`` pairs ``(kernel, kappa2)`` of ``kernels_with_kappa2(d, p)`` (MONORMA's kernels)."""
+    return st.lists(kernels_with_kappa2(d, p), min_size=m, max_size=m)
+
+
+@reused
 def rhos():
     return st.floats(*RHO_RANGE, **FLOATS)
 
 
-def truncations(n: int):
-    """None, a fixed window ``s`` in [1, n], or the schedule of Theorem 2 (spec 5.3) as a portable dict."""
-    return st.one_of(st.none(), st.builds(lambda s: {"window": s}, st.integers(1, n)),
-                     st.builds(lambda t0, e: {"t0": t0, "epsilon": e}, st.integers(1, 6), st.floats(0.01, 0.49, **FLOATS)))
+def smooth_losses(d: int):
+    """``losses(d, SMOOTH_LOSSES)``: squared, Huber, and softmax for ``d >= 2``."""
+    return losses(d, SMOOTH_LOSSES)
+
+
+@reused
+def truncations(n: int, schedule_only: bool = False):
+    """None, a fixed window ``s`` in [1, n], or the schedule of Theorem 2 (spec 5.3) as a portable dict; with
+    ``schedule_only``, the schedule alone."""
+    schedules = st.builds(lambda t0, e: {"t0": t0, "epsilon": e}, st.integers(1, 6), st.floats(0.01, 0.49, **FLOATS))
+    return schedules if schedule_only else st.one_of(st.none(), st.builds(lambda s: {"window": s}, st.integers(1, n)), schedules)
 
 
 def _portable(kernel, X, Y, **fields) -> dict:
@@ -216,9 +328,28 @@ def _portable(kernel, X, Y, **fields) -> dict:
 REGIMES = ("any", "hyp2", "hyp3", "hyp3_without_lam")
 
 
+@reused
+def hyp3_ratios(boundary: bool):
+    """``c = lam / kappa^2`` under Hyp. 3(iii): ``c`` in [2, 1e3], ``c = 2`` itself (E17) only with ``boundary``."""
+    return st.one_of(st.just(2.0), log_uniform(2.0, 1e3)) if boundary else log_uniform(2.0, 1e3).filter(lambda c: c > 2)
+
+
+@reused
+def below_hyp3_ratios():
+    """``c = lam / kappa^2`` in [1e-3, 2): exactly Hyp. 3(iii) broken."""
+    return log_uniform(1e-3, 2.0).filter(lambda c: c < 2.0)
+
+
+@reused
+def monorma_exponents():
+    """MONORMA's ``r``: 1 (the paper's experiments) or log-uniform in [0.1, 10]."""
+    return st.one_of(st.just(1.0), log_uniform(0.1, 10.0))
+
+
 @st.composite
 def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, truncation: bool = False,
-                     max_n: int = 10, min_n: int = 1, lam_boundary: bool = True, extreme: bool = False):
+                     max_n: int = 10, min_n: int = 1, lam_boundary: bool = True, extreme: bool = False,
+                     among: tuple | None = None):
     """An ONORMA instance under ``regime``:
 
     * ``any``: any loss, any ``lam > 0``, ``rho = eta lam`` in (0, 1);
@@ -228,6 +359,8 @@ def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, t
     * ``hyp3_without_lam``: as ``hyp3`` but ``c`` in [1e-3, 2): breaks exactly Hyp. 3(iii) ``lam > 2 kappa^2``.
 
     ``extreme`` draws the stream where norm bounds are tight (``streams``): for a search of a claim that is false.
+    ``among`` restricts the losses to those names (``losses``; ``hyp3`` regimes use the squared loss whatever it says).
+    ``truncation``: False (none), True (any of ``truncations``) or ``"schedule"`` (Theorem 2's schedule).
     """
     if regime not in REGIMES:
         raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
@@ -236,47 +369,47 @@ def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, t
     if regime in ("hyp3", "hyp3_without_lam"):
         loss = "squared"
     elif regime == "hyp2":
-        loss = draw(losses(d).filter(lambda loss: ovk_ref.as_loss(loss).lipschitz is not None))
+        loss = draw(losses(d, tuple(name for name in among or LIPSCHITZ_LOSSES if name in LIPSCHITZ_LOSSES)))
     else:
-        loss = draw(losses(d))
+        loss = draw(losses(d, among))
     C_y = draw(log_uniform(1e-2, 1e2))
     X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, y_bound=C_y, nonzero=True, extreme=extreme))
     if regime == "hyp3":
-        c = draw(st.one_of(st.just(2.0), log_uniform(2.0, 1e3)) if lam_boundary else log_uniform(2.0, 1e3).filter(lambda c: c > 2))
-        lam = kappa2 * c
+        lam = kappa2 * draw(hyp3_ratios(lam_boundary))
         assume(lam_boundary or lam > 2 * kappa2)
     elif regime == "hyp3_without_lam":
-        lam = kappa2 * draw(log_uniform(1e-3, 2.0).filter(lambda c: c < 2.0))
+        lam = kappa2 * draw(below_hyp3_ratios())
     else:
         lam = draw(log_uniform(1e-3, 1e2))
     eta = draw(rhos()) / lam
     assume(0 < eta * lam < 1)
     fields = {"lam": lam, "eta": eta, "loss": loss, "kappa2": kappa2, "C": ovk_ref.as_loss(loss).lipschitz,
-              "C_y": C_y, "truncation": draw(truncations(len(X))) if truncation else None}
+              "C_y": C_y, "truncation": draw(truncations(len(X), truncation == "schedule")) if truncation else None}
     return _portable(kernel, X, Y, **fields)
 
 
 @st.composite
 def monorma_instances(draw, *, max_n: int = 8, min_n: int = 1, max_m: int = 3, min_m: int = 1, copies: bool = False,
-                      hyp2: bool = False, extreme: bool = False):
+                      hyp2: bool = False, extreme: bool = False, among: tuple | None = None):
     """A MONORMA instance: ``m`` kernels with one ``d`` and ``p`` (or ``m`` copies of one kernel), ``r`` log-uniform
     in [0.1, 10] (``r = 1`` included), any loss, any ``lam``, ``rho`` in (0, 1). With ``hyp2``: a Lipschitz loss
     (Hyp. 2; ``C`` its constant) and every kernel's ``kappa^2`` on the box (``kappa2``, a list); ``extreme`` as
-    for ``streams`` (vertices of the box, where norm bounds are tight)."""
+    for ``streams`` (vertices of the box, where norm bounds are tight); ``among`` restricts the losses to those
+    names (``losses``)."""
     d, p = draw(dimensions), draw(dimensions)
-    m = draw(st.integers(min_m, max_m))
+    m = draw(integers(min_m, max_m))
     # kernels_with_kappa2: scaled, and never 0 on the whole box (a zero kernel has gamma = 0 for ever)
     if copies:
         pairs = [draw(kernels_with_kappa2(d, p))] * m
     else:
-        pairs = draw(st.lists(kernels_with_kappa2(d, p), min_size=m, max_size=m))
+        pairs = draw(kernel_lists(d, p, m))
     kernel_list = [pair[0] for pair in pairs]
-    loss = draw(losses(d).filter(lambda loss: ovk_ref.as_loss(loss).lipschitz is not None) if hyp2 else losses(d))
+    loss = draw(losses(d, tuple(name for name in among or LIPSCHITZ_LOSSES if name in LIPSCHITZ_LOSSES)) if hyp2 else losses(d, among))
     X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, nonzero=True, extreme=extreme))
     lam = draw(log_uniform(1e-3, 1e2))
     eta = draw(rhos()) / lam
     assume(0 < eta * lam < 1)
-    r = draw(st.one_of(st.just(1.0), log_uniform(0.1, 10.0)))
+    r = draw(monorma_exponents())
     hypothesis_fields = {"kappa2": [pair[1] for pair in pairs], "C": ovk_ref.as_loss(loss).lipschitz} if hyp2 else {}
     return {"kernels": [kernel.to_dict() for kernel in kernel_list], "p": p, "d": d, "X": X.tolist(), "Y": Y.tolist(),
             "lam": lam, "eta": eta, "r": r, "loss": loss, **hypothesis_fields}
@@ -325,9 +458,9 @@ def kernel_point_sets(draw, *, max_k: int = 6, min_k: int = 1, feature_only: boo
     kernel, kappa2 = draw(kernels_with_kappa2(d, p, feature_only=feature_only))
     k = draw(st.integers(min_k, max_k))
     X = draw(unit_interval_arrays((k, p)))
-    A, y = draw(bounded_arrays((k, d))), draw(bounded_arrays(d))
-    x = draw(unit_interval_arrays(p))
-    assume(np.any(A != 0) and np.any(y != 0) and np.any(x != 0))   # f = 0, y = 0 or x = 0 makes most identities 0 = 0
+    # non-zero: f = 0, y = 0 or x = 0 makes most identities 0 = 0
+    A, y = draw(not_all_zero(bounded_arrays((k, d)))), draw(not_all_zero(bounded_arrays(d)))
+    x = draw(not_all_zero(unit_interval_arrays(p)))
     return {"kernel": kernel.to_dict(), "p": p, "d": d, "kappa2": kappa2, "X": X.tolist(), "A": A.tolist(),
             "x": x.tolist(), "y": y.tolist()}
 
@@ -346,12 +479,3 @@ def loss_points(draw):
     return {"loss": loss, "d": d, "y": y.tolist(), "z": z.tolist(), "z2": z2.tolist(),
             "theta": draw(st.floats(0.0, 1.0, exclude_min=True, exclude_max=True, **FLOATS))}
 
-
-def smooth_losses(d: int):
-    """Losses of spec 4 with a continuous gradient (squared, Huber, and softmax for ``d >= 2``).
-
-    For trajectory identities compared in float64: at a kink of a non-smooth loss two computations of the
-    same prediction may fall on different sides and pick different subgradients, an O(1) difference that
-    is no error."""
-    options = [st.just("squared"), st.builds(lambda delta: {"type": "huber", "delta": delta}, st.floats(0.05, 2.0, **FLOATS))]
-    return st.one_of(*options, *([st.just("softmax")] if d >= 2 else []))

@@ -15,8 +15,9 @@ from ovk_ref import arithmetic, tolerances
 from proofs_check import comparators, constants, strategies
 from proofs_check.claims import common
 from proofs_check.claims.base import Outcome, claim
-from proofs_check.claims.common import U, constant, loss_name
+from proofs_check.claims.common import U, constant
 
+#: the Lipschitz losses with a continuous gradient (the certified comparator needs a differentiable loss)
 SMOOTH_LIPSCHITZ = ("huber", "softmax")
 
 
@@ -39,7 +40,7 @@ def _comparator(instance, n, precision=None):
 @claim("prop1.iii", statement="||f_n|| <= U = C kappa / lam for the batch minimiser f_n of every prefix",
        reference="Prop. 1(iii); spec C11, E15", hypotheses="Hyp. 1-2; feature kernel, differentiable loss (certified norm)",
        expected="holds",
-       instances=strategies.onorma_instances("hyp2", feature_only=True).filter(lambda i: loss_name(i) in SMOOTH_LIPSCHITZ),
+       instances=strategies.onorma_instances("hyp2", feature_only=True, among=SMOOTH_LIPSCHITZ),
        informative="f_n != 0; margin relative to U")
 def prop1_iii(instance, impl=None, precision=None):
     bound = U(instance)
@@ -202,7 +203,7 @@ def theorem2_any_truncation(instance, impl, precision=None):
 @claim("thm2.exists_t0", statement="with Theorem 2's schedule, LHS_n <= R_reg(f_n, n) + a2/sqrt(n) + b/n for every n",
        reference="Thm. 2; spec C21, E12, E13", hypotheses="Hyp. 1 and (Hyp. 2 or 3), schedule of spec 5.3 with a drawn t0",
        expected="open",
-       instances=theorem_instances(truncation=True).filter(lambda i: i["truncation"] is not None and "t0" in i["truncation"]),
+       instances=theorem_instances(truncation="schedule"),
        uses=("onorma",), informative=THEOREM_INFORMATIVE,
        notes="E13: the paper's 'there exists t0' cannot be refuted by finitely many runs; C21 proves it in a certified "
              "form, whose finite part is the claim thm2.certificate; no drawn t0 has given a violation")
@@ -272,7 +273,7 @@ def eta_star(instance, impl=None, precision=None):
 
 @claim("batch.optimality", statement="batch_ridge solves (G + t lam I) c = vec(Y), i.e. lam h + (1/t) sum_i K(., x_i)(h(x_i) - y_i) = 0",
        reference="spec 7.1, C25", hypotheses="any kernel, lam > 0", expected="holds",
-       instances=strategies.onorma_instances("any", min_n=2).filter(lambda i: loss_name(i) == "squared"), uses=("batch_ridge",),
+       instances=strategies.onorma_instances("any", min_n=2, among=("squared",)), uses=("batch_ridge",),
        informative="two examples or more and a non-zero solution c")
 def batch_optimality(instance, impl, precision=None):
     X, Y = common.arrays(instance)

@@ -165,20 +165,15 @@ def _comparison_instances(draw):
     m^(1-1/r) K, spec 6.4) and any kernels; r in {1/2, 1, 2} as the issue asks."""
     r = draw(st.sampled_from([0.5, 1.0, 2.0]))
     instance = draw(st.one_of(strategies.lockout_instances(horizons=(3, 5, 8), losses=(LOCKOUT_SMOOTH_LOSS,)),
-                              strategies.monorma_instances(copies=True, min_m=2, min_n=2).filter(_smooth),
-                              strategies.monorma_instances(min_m=2, min_n=2).filter(_smooth)))
+                              # a loss with a continuous gradient: at a kink a prediction one ulp off (delta = 1 - 1e-16
+                              # in place of 1) picks another subgradient, an O(1) difference that is no finding
+                              strategies.monorma_instances(copies=True, min_m=2, min_n=2, among=strategies.SMOOTH_LOSSES),
+                              strategies.monorma_instances(min_m=2, min_n=2, among=strategies.SMOOTH_LOSSES)))
     return {**instance, "r": r}
 
 
 #: the Lipschitz loss with a continuous gradient (a lockout stream with the norm loss puts p_t on its kink)
 LOCKOUT_SMOOTH_LOSS = {"type": "huber", "delta": 1.0}
-
-
-def _smooth(instance) -> bool:
-    """A loss with a continuous gradient (squared, Huber, softmax): at a kink of a non-smooth loss a prediction
-    one ulp off (delta = 1 - 1e-16 in place of 1) picks another subgradient, an O(1) difference that is no
-    finding (strategies.smooth_losses)."""
-    return common.loss_name(instance) in ("squared", "huber", "softmax")
 
 
 def _comparison(instance, impl, pick) -> Outcome:
@@ -316,7 +311,8 @@ def norm_prop1_factor(instance, impl, precision=None):
 
 @st.composite
 def _squared_loss_instances(draw, *, proof_condition: bool = True):
-    """Hyp. 1, 3 for MONORMA: squared loss, ``||y_t|| <= C_y``, m >= 2 kernels or copies, and
+    """Hyp. 1, 3 for MONORMA: squared loss, ``||y_t|| <= C_y``, m >= 2 kernels or copies, a drawn stream or its first
+    example repeated, and
     ``lam = c 2 m^((1-1/r)_+) kappa_max^2`` (the proof's condition) or, without ``proof_condition``,
     ``lam = c 2 kappa_max^2`` (Hyp. 3's own), with ``c > 1`` (``c`` near 1 included)."""
     d, p, m = draw(strategies.dimensions), draw(strategies.dimensions), draw(st.integers(2, 3))
@@ -326,13 +322,17 @@ def _squared_loss_instances(draw, *, proof_condition: bool = True):
         pairs = draw(st.lists(strategies.kernels_with_kappa2(d, p), min_size=m, max_size=m))
     C_y = draw(strategies.log_uniform(1e-2, 1e2))
     X, Y = draw(strategies.streams(p, d, max_n=6, y_bound=C_y, nonzero=True, extreme=draw(st.booleans())))
-    r = draw(st.one_of(st.just(1.0), strategies.log_uniform(0.1, 10.0)))
+    repeated = draw(st.booleans())
+    if repeated:   # the first example again and again, rho >= 1/2: where ||f_t|| grows fastest towards the bound
+        X, Y = np.repeat(X[:1], len(X), axis=0), np.repeat(Y[:1], len(Y), axis=0)
+    r = draw(strategies.monorma_exponents())
     kappa2 = [pair[1] for pair in pairs]
     factor2 = float(norm_factor2(m, r)) if proof_condition else 1.0
     c = draw(st.one_of(st.just(1.0 + 1e-9), strategies.log_uniform(1.0, 1e2).filter(lambda c: c > 1)))   # strict: c = 1 is E17's boundary
     lam = c * 2 * factor2 * max(kappa2)
     return {"kernels": [pair[0].to_dict() for pair in pairs], "p": p, "d": d, "X": X.tolist(), "Y": Y.tolist(), "lam": lam,
-            "eta": draw(strategies.rhos()) / lam, "r": r, "loss": "squared", "kappa2": kappa2, "C_y": C_y}
+            "eta": draw(st.floats(0.5, 0.999) if repeated else strategies.rhos()) / lam, "r": r, "loss": "squared",
+            "kappa2": kappa2, "C_y": C_y}
 
 
 @claim("monorma.norm_prop2_factor",
@@ -346,11 +346,12 @@ def norm_prop2_factor(instance, impl, precision=None):
                          2 * instance["C_y"], steps_checked=True)
 
 
-#: r > 1 for the copies that amplify (S = m^(1-1/r) > 1); coarse lists, so that a search shrinks in a few steps
-AMPLIFYING_RS = (2.0, 5.0, 10.0, 100.0)
-#: m copies and rho = eta lam, in the order a search shrinks towards (the amplification grows along each list)
-AMPLIFYING_COPIES = (2, 3, 4, 5, 6, 7, 8)
-AMPLIFYING_RHOS = (0.7, 0.9, 0.99)
+#: r > 1 for the copies that amplify (S = m^(1-1/r) > 1), m copies and rho = eta lam: coarse lists, so that a search
+#: shrinks in a few steps, each from the most amplifying value, which Hypothesis draws most often and shrinks towards
+#: (in the other order, 4 of 9 ci seeds missed every violation: 9% of the family violates, all of it with m >= 4)
+AMPLIFYING_RS = (100.0, 10.0, 5.0, 2.0)
+AMPLIFYING_COPIES = (8, 7, 6, 5, 4, 3, 2)
+AMPLIFYING_RHOS = (0.99, 0.9, 0.7)
 #: where lam = 2 kappa^2 (1 + s (S - 1)) falls in (2 kappa_max^2, 2 S kappa_max^2]: just above the left end, or within
 AMPLIFYING_LAM_POSITIONS = (1e-9, 0.5, 1.0)
 
@@ -364,7 +365,7 @@ def _amplifying_copies(draw, *, min_n: int = 2, max_n: int = 8):
     kernel of spec 3.1-3.2 reaches ``kappa^2``) with targets alternating ``+-C_y``: the adversarial ordering, whose
     sign flips resonate with the overshoot; ``rho = eta lam`` in {0.7, 0.9, 0.99}."""
     p, m = draw(strategies.dimensions), draw(st.sampled_from(AMPLIFYING_COPIES))
-    kernel, kappa2 = draw(strategies.kernels_with_kappa2(1, p))
+    kernel, kappa2 = draw(strategies.kernels_with_kappa2(1, p, feature=False))   # spec 3.1-3.2: kappa^2 at x = 1
     r = draw(st.sampled_from(AMPLIFYING_RS))
     S = float(norm_factor2(m, r))
     C_y = draw(st.sampled_from([1.0, 0.5, 2.0]))

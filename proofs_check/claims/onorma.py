@@ -10,7 +10,6 @@ from proofs_check import constants, strategies
 from proofs_check.claims import common
 from proofs_check.claims.base import Outcome, claim
 
-SMOOTH_LOSSES = ("squared", "huber", "softmax")
 
 
 @claim("onorma.closed_form", statement="alpha_{i,t} = alpha_{i,i} prod_{k=i+1}^t (1 - eta_k lam) (no truncation)",
@@ -47,7 +46,7 @@ def _sgd_predictions(instance):
 @claim("onorma.sgd", statement="ONORMA is SGD with step eta_t on R_t; feature kernel: SGD on w in R^q (non-symmetric blocks)",
        reference="eq. (1)-(3), Alg. 1; spec 5.2, C6, E1, E3", hypotheses="feature kernel, a differentiable loss",
        expected="holds", uses=("onorma",),
-       instances=strategies.onorma_instances("any", feature_only=True, min_n=2).filter(lambda i: common.loss_name(i) in SMOOTH_LOSSES),
+       instances=strategies.onorma_instances("any", feature_only=True, min_n=2, among=strategies.SMOOTH_LOSSES),
        informative="two rounds or more and a non-zero prediction f_{t-1}(x_t)")
 def sgd(instance, impl, precision=None):
     record = common.run_onorma(impl, instance, precision=precision)
