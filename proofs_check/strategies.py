@@ -453,12 +453,12 @@ def lockout_instance(n: int, *, y=1.0, first=1.0, lam=1.0, eta=0.7, r=1.0, loss=
 
 @st.composite
 def kernel_point_sets(draw, *, max_k: int = 6, min_k: int = 1, feature_only: bool = False):
-    """A kernel with points ``x_1..x_k`` in ``[0,1]^p``, coefficients ``a_i`` and a probe ``(x, y)`` (spec 2.2-2.3)."""
+    """A kernel with points ``x_1..x_k`` in ``[0,1]^p``, coefficients ``a_i`` and a probe ``(x, y)`` (spec 2.2-2.3);
+    the points, the coefficients, ``x`` and ``y`` are not all 0 (all-0 makes most identities 0 = 0)."""
     d, p = draw(dimensions), draw(dimensions)
     kernel, kappa2 = draw(kernels_with_kappa2(d, p, feature_only=feature_only))
-    k = draw(st.integers(min_k, max_k))
-    X = draw(unit_interval_arrays((k, p)))
-    # non-zero: f = 0, y = 0 or x = 0 makes most identities 0 = 0
+    k = draw(integers(min_k, max_k))
+    X = draw(not_all_zero(unit_interval_arrays((k, p))))
     A, y = draw(not_all_zero(bounded_arrays((k, d)))), draw(not_all_zero(bounded_arrays(d)))
     x = draw(not_all_zero(unit_interval_arrays(p)))
     return {"kernel": kernel.to_dict(), "p": p, "d": d, "kappa2": kappa2, "X": X.tolist(), "A": A.tolist(),
@@ -471,11 +471,11 @@ def loss_points(draw):
     d = draw(dimensions)
     loss = draw(losses(d))
     if ovk_ref.as_loss(loss).one_hot_targets:
-        y = np.eye(d)[draw(st.integers(0, d - 1))]
+        y = np.eye(d)[draw(integers(0, d - 1))]
     else:
         y = draw(bounded_arrays(d, bound=2.0))
     z, z2 = draw(bounded_arrays(d, bound=3.0)), draw(bounded_arrays(d, bound=3.0))
     assume(np.any(z != z2))   # z = z' makes every loss inequality 0 <= 0
     return {"loss": loss, "d": d, "y": y.tolist(), "z": z.tolist(), "z2": z2.tolist(),
-            "theta": draw(st.floats(0.0, 1.0, exclude_min=True, exclude_max=True, **FLOATS))}
+            "theta": draw(floats(0.0, 1.0, exclude_min=True, exclude_max=True, **FLOATS))}
 

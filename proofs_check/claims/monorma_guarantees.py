@@ -309,6 +309,10 @@ def norm_prop1_factor(instance, impl, precision=None):
                          steps_checked=True)
 
 
+#: c > 1 in lam = c 2 ... kappa_max^2, near 1 included (strict: c = 1 is E17's boundary)
+_ABOVE_ONE = st.one_of(st.just(1.0 + 1e-9), strategies.log_uniform(1.0, 1e2).filter(lambda c: c > 1))
+
+
 @st.composite
 def _squared_loss_instances(draw, *, proof_condition: bool = True):
     """Hyp. 1, 3 for MONORMA: squared loss, ``||y_t|| <= C_y``, m >= 2 kernels or copies, a drawn stream or its first
@@ -319,7 +323,7 @@ def _squared_loss_instances(draw, *, proof_condition: bool = True):
     if draw(st.booleans()):
         pairs = [draw(strategies.kernels_with_kappa2(d, p))] * m
     else:
-        pairs = draw(st.lists(strategies.kernels_with_kappa2(d, p), min_size=m, max_size=m))
+        pairs = draw(strategies.kernel_lists(d, p, m))
     C_y = draw(strategies.log_uniform(1e-2, 1e2))
     X, Y = draw(strategies.streams(p, d, max_n=6, y_bound=C_y, nonzero=True, extreme=draw(st.booleans())))
     repeated = draw(st.booleans())
@@ -328,7 +332,7 @@ def _squared_loss_instances(draw, *, proof_condition: bool = True):
     r = draw(strategies.monorma_exponents())
     kappa2 = [pair[1] for pair in pairs]
     factor2 = float(norm_factor2(m, r)) if proof_condition else 1.0
-    c = draw(st.one_of(st.just(1.0 + 1e-9), strategies.log_uniform(1.0, 1e2).filter(lambda c: c > 1)))   # strict: c = 1 is E17's boundary
+    c = draw(_ABOVE_ONE)
     lam = c * 2 * factor2 * max(kappa2)
     return {"kernels": [pair[0].to_dict() for pair in pairs], "p": p, "d": d, "X": X.tolist(), "Y": Y.tolist(), "lam": lam,
             "eta": draw(st.floats(0.5, 0.999) if repeated else strategies.rhos()) / lam, "r": r, "loss": "squared",

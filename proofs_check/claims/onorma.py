@@ -61,13 +61,17 @@ def sgd(instance, impl, precision=None):
     return outcome
 
 
+#: the scalar kernels of KSW's NORMA, and its losses with a continuous gradient (d = 1)
+_SCALAR_KERNELS = st.one_of(st.builds(ovk_ref.Gaussian, mu=strategies.log_uniform(1e-3, 1e2)), st.builds(ovk_ref.Linear),
+                            st.builds(ovk_ref.Polynomial, degree=st.integers(1, 3), offset=st.floats(0.0, 1.0)))
+_SCALAR_LOSSES = strategies.losses(1, ("squared", "huber"))
+
+
 @st.composite
 def _scalar_instances(draw):
     p = draw(strategies.dimensions)
-    scalar = draw(st.one_of(st.builds(ovk_ref.Gaussian, mu=strategies.log_uniform(1e-3, 1e2)), st.just(ovk_ref.Linear()),
-                            st.builds(ovk_ref.Polynomial, degree=st.integers(1, 3), offset=st.floats(0.0, 1.0))))
-    kernel = ovk_ref.Separable(scalar, [[1.0]])
-    loss = draw(st.one_of(st.just("squared"), st.builds(lambda delta: {"type": "huber", "delta": delta}, st.floats(0.05, 2.0))))
+    kernel = ovk_ref.Separable(draw(_SCALAR_KERNELS), [[1.0]])
+    loss = draw(_SCALAR_LOSSES)
     X, Y = draw(strategies.streams(p, 1, loss=loss, min_n=2, max_n=10, nonzero=True))
     lam = draw(strategies.log_uniform(1e-3, 1e2))
     return {"kernel": kernel.to_dict(), "p": p, "d": 1, "X": X.tolist(), "Y": Y.tolist(), "lam": lam,

@@ -162,3 +162,26 @@ def test_monorma_delta_log_linear_treats_a_gamma_at_rounding_level_as_zero(monke
     monkeypatch.setattr(monorma, "_explicit_gammas", rounded)
     violated, outcome, _ = evaluate(CLAIMS["monorma.delta_log_linear"], instance)
     assert not violated and not outcome.informative
+
+
+def test_monorma_delta_log_linear_stops_at_a_gamma_whose_terms_cancel(monkeypatch):
+    """Found by a thorough search (reported false, error 5.2e-10): the hinge gradient at round 1 is
+    alpha_1 = eta (e_2 - e_1), and the non-separable kernel with mu = 1/2 adds mu (x.z) 1 1^T, which alpha_1 cancels
+    exactly (1^T alpha_1 = 0). At x_1 = 2^-14 its terms are ~ (x.x) |alpha|^2 ~ 1e-9 while gamma = ||g_1||^2 ~ 1e-18
+    (the (x.z)^2 part), so the claim's float64 Gram sum resolves gamma only to ~5e-9 relative, and the closed form
+    built on it missed the run's weights by 5e-10. By hand: gamma^2_2 = (1 - eta lam)^2 gamma^2_1 (x_2 = 0), and the run
+    has exactly that; the identity holds, the comparison cannot resolve it. With the cancellation rule switched off
+    (GAMMA_CANCELLATION = 0) the claim reports the violation again."""
+    instance = {"kernels": [{"type": "sum", "terms": [{"weight": 1.0, "kernel": {"type": "linear_quadratic", "mu": 0.0, "d": 2}}]},
+                            {"type": "sum", "terms": [{"weight": 1.0, "kernel": {"type": "linear_quadratic", "mu": 0.5, "d": 2}}]}],
+                "p": 1, "d": 2, "X": [[2.0**-14], [0.0]], "Y": [[1.0, 0.0], [1.0, 0.0]], "lam": 1.0, "eta": 0.5, "r": 1.0,
+                "loss": "hinge"}
+    record = ovk_ref.monorma(np.array(instance["X"]), np.array(instance["Y"]), instance["kernels"], lam=1.0, eta=0.5,
+                             r=1.0, loss="hinge")
+    gamma = np.asarray(record["gamma"], dtype=float)
+    assert gamma[1, 1] == pytest.approx(0.25 * gamma[0, 1], rel=1e-12)     # x_2 = 0: only the shrink acts
+    violated, outcome, _ = evaluate(CLAIMS["monorma.delta_log_linear"], instance)
+    assert not violated and not outcome.informative
+    monkeypatch.setattr(tolerances, "GAMMA_CANCELLATION", 0.0)
+    violated, _, _ = evaluate(CLAIMS["monorma.delta_log_linear"], instance)
+    assert violated
