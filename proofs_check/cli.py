@@ -13,7 +13,7 @@ import os
 import sys
 
 import ovk_ref
-from proofs_check import outputs
+from proofs_check import outputs, parallel
 
 #: sub-command modules under proofs_check.commands, in the order ``--help`` lists them
 COMMANDS = ("demo", "notebooks", "reproduce", "conform", "claims", "verify")
@@ -67,6 +67,9 @@ def main(argv=None) -> int:
     except (ValueError, TypeError) as error:
         print(f"ovk-check {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except parallel.WorkerLost as error:
+        print(f"ovk-check {args.command}: error: {error}", file=sys.stderr)
+        return 3
     except BrokenPipeError:
         return _stdout_closed()
 

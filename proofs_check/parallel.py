@@ -10,7 +10,9 @@ in this process, in order):
   (optional extra ``distributed``); each Dask worker needs the same ovk installed (``units.Unit.version``).
 
 ``map_ordered(function, items, ...)`` runs ``function`` on every item there and returns the results in the
-order of ``items``, whatever the order of completion; ``done(index, result)`` is called as each one ends.
+order of ``items``, whatever the order of completion; ``done(index, result)`` is called as each one ends. A local
+worker process that dies (killed, out of memory) ends the run with ``WorkerLost``, naming the items left unfinished,
+instead of a traceback from the process pool.
 """
 from __future__ import annotations
 
@@ -21,6 +23,10 @@ import os
 
 #: modules the forkserver imports once, so that every local worker starts with them loaded
 PRELOAD = ["proofs_check.units", "proofs_check.claims"]
+
+
+class WorkerLost(RuntimeError):
+    """A local worker process died while it ran an item: the run has no result for it, hence no report."""
 
 
 def default_workers() -> int:
@@ -82,8 +88,22 @@ def map_ordered(function, items, *, workers: int = 1, scheduler: str | None = No
                 results[index] = future.result()
                 if done is not None:
                     done(index, results[index])
+        except concurrent.futures.process.BrokenProcessPool:
+            unfinished = [items[index] for future, index in futures.items() if not _finished(future)]
+            raise WorkerLost(f"a worker process died (killed, or out of memory) while {len(unfinished)} of {len(items)} "
+                             f"items were unfinished ({', '.join(map(_name, unfinished[:3]))}"
+                             f"{', ...' if len(unfinished) > 3 else ''}): no report; run again, or with --workers 1 "
+                             "to run in this process") from None
         except BaseException:
             for future in futures:
                 future.cancel()
             raise
     return results
+
+
+def _finished(future) -> bool:
+    return future.done() and not future.cancelled() and future.exception() is None
+
+
+def _name(item) -> str:
+    return getattr(item, "name", None) or repr(item)

@@ -3,7 +3,8 @@
 * ``ci``: derandomised (same examples every run), no example database, modest example counts;
   the default when the ``CI`` environment variable is set.
 * ``dev``: random, with the local example database; the default elsewhere.
-* ``thorough``: many examples, random; allowed to run for about an hour over the whole registry.
+* ``thorough``: many examples, random, by generation alone (``STEERED``); about 8 minutes on 2 cores for the
+  whole registry.
 ``deadline=None`` everywhere: a round's cost grows with the drawn stream length, and tests never
 fail because the machine is slow.
 
@@ -30,6 +31,13 @@ PROFILES = {
     "thorough": dict(max_examples=2000, deadline=None, print_blob=True,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]),
 }
+
+#: does the search steer towards small margins (Hypothesis' target phase)? Not in ``thorough``: for budgets of 1000
+#: instances or more Hypothesis interleaves hill-climbing passes with generation, and a pass that mutates a choice
+#: fixing a draw's size (a stream's length, a kernel's kind) overruns the rest of the choice sequence on every
+#: attempt; measured: 43,142 overruns for 442 valid instances (``monorma.delta_log_linear``, seed 2, 244 s), and the
+#: search ended below its informative floor. ``ci`` and ``dev`` make one pass, on small budgets.
+STEERED = {"ci": True, "dev": True, "thorough": False}
 
 for _name, _options in PROFILES.items():
     settings.register_profile(_name, **_options)

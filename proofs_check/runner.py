@@ -252,7 +252,8 @@ def _settings(profile: str, shrink: bool, examples: int | None = None):
     options = dict(profiles.PROFILES[profile])
     if examples is not None:
         options["max_examples"] = examples
-    options["phases"] = [Phase.explicit, Phase.generate, Phase.target] + ([Phase.shrink] if shrink else [])
+    options["phases"] = ([Phase.explicit, Phase.generate] + ([Phase.target] if profiles.STEERED[profile] else [])
+                         + ([Phase.shrink] if shrink else []))
     # one failure is all a verdict needs; looking for more stops after a wall-clock time, which would make
     # the shrunk counterexample depend on the machine's speed
     options.update(database=None, verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck),

@@ -143,7 +143,8 @@ def test_monorma_delta_log_linear_treats_a_gamma_at_rounding_level_as_zero(monke
     """Found by ``verify --profile thorough`` (reported false): with B = 1 1^T and the softmax loss, B u_t = 1 (1^T u_t)
     = 0, so that kernel's gamma is 0 exactly; float64 gives 0 or ~1e-33 to 1e-35 (here 3.6e-35 at rounds 2-3). The
     closed form's root (gamma)^(q^(t-s)/(r+1)) at r = 10 turns 3e-33 into a weight of order 1e-3 where the run has 0:
-    below IDENTITY_ATOL^2 a gamma is rounding noise and the closed form (hypothesis: every gamma > 0) stops there.
+    a gamma below GAMMA_CANCELLATION of the size of its terms (here ~1) is rounding noise, and the closed form
+    (hypothesis: every gamma > 0) stops there.
     The planted rounding (3e-33 in place of the exact 0 of round 1) made the claim report 1.8e-3 with the rule
     "gamma > 0"."""
     from proofs_check.claims import monorma

@@ -5,10 +5,11 @@ import sys
 import itertools
 import json
 import math
+import os
 
 import pytest
 
-from proofs_check import budget, units
+from proofs_check import budget, parallel, units
 from proofs_check.cli import main
 from proofs_check.runner import Verdict, run_claim
 
@@ -171,3 +172,19 @@ def test_a_scheduler_without_the_distributed_extra_names_the_extra(capsys, monke
     monkeypatch.setitem(sys.modules, "distributed", None)     # import distributed -> ImportError
     assert main(["verify", "--claim", "loss.convex", "--scheduler", "tcp://127.0.0.1:8786"]) == 2
     assert 'pip install "ovk[distributed]"' in capsys.readouterr().err
+
+
+def test_a_worker_process_that_dies_ends_the_run_with_a_message_not_a_traceback():
+    """``os._exit`` in a worker is a process killed mid-unit (SIGKILL, the OOM killer): the pool breaks."""
+    with pytest.raises(parallel.WorkerLost, match=r"worker process died .* 2 of 2 items were unfinished"):
+        parallel.map_ordered(os._exit, [3, 4], workers=2)
+
+
+def test_verify_says_a_worker_died_and_exits_3(capsys, monkeypatch):
+    from proofs_check.commands import verify
+
+    def lost(*args, **kwargs):
+        raise parallel.WorkerLost("a worker process died (killed, or out of memory) while 1 of 2 items were unfinished")
+    monkeypatch.setattr(verify, "map_ordered", lost)
+    assert main(["verify", "--claim", "loss.convex", "--claim", "loss.lipschitz", "--profile", "ci", "--workers", "2"]) == 3
+    assert "ovk-check verify: error: a worker process died" in capsys.readouterr().err

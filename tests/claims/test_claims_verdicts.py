@@ -57,3 +57,12 @@ def test_an_identitys_round_off_is_flat_to_the_search_but_a_bounds_margin_keeps_
     # two identity margins 1 - error / allowed that differ only by round-off in the error: one target value
     assert steering(1 - 1.61e-6) == steering(1 - 1.64e-6) == 1 - 1.6e-6
     assert steering(0.00123) == 0.0012 and steering(-4123.4) == -4100.0 and steering(0.3777) == 0.38
+
+
+def test_thorough_searches_by_generation_and_the_short_profiles_steer():
+    """``profiles.STEERED``: Hypothesis' interleaved target passes (budgets >= 1000) overran the choice sequence by the
+    ten thousand in thorough; ci and dev keep their single pass towards small margins."""
+    from hypothesis import Phase
+    from proofs_check.runner import _settings
+    assert Phase.target not in _settings("thorough", shrink=True).phases
+    assert Phase.target in _settings("ci", shrink=True).phases and Phase.target in _settings("dev", shrink=False).phases
