@@ -221,10 +221,9 @@ def _garbage_collected_at_fixed_points():
 
 def collect_young() -> None:
     """Collect the objects allocated since the previous call (generations 0 and 1), not the whole heap: a full
-    collection walks everything the search keeps (Hypothesis' tree of choices grows with it), and took 1 s a call
-    late in a thorough search (15 of its 148 s, ``prop1.iii`` at 1000 instances); this one costs what the last
-    ``COLLECT_EVERY`` instances allocated. A cycle that reaches an object older than the search waits for the
-    full collection on exit: at a point as fixed as the others."""
+    collection walks everything the process keeps (Hypothesis' tree of choices grows with the search); measured on
+    ``prop1.iii``, 1000 thorough instances: its 15 full collections took 1.21 s, these 0.22 s. A cycle that reaches
+    an object older than the search waits for the full collection on exit: at a point as fixed as the others."""
     gc.collect(1)
 
 

@@ -190,7 +190,7 @@ REGRESSION_LOSSES = {
 #: the classification losses of spec 4 (one-hot targets, d >= 2)
 CLASSIFICATION_LOSSES = ("hinge", "softmax")
 #: the losses with a Lipschitz constant (Hyp. 2): every one but the squared loss
-LIPSCHITZ_LOSSES = ("norm", "huber", "epsilon_insensitive", "hinge", "softmax")
+LIPSCHITZ_LOSSES = tuple(name for name in (*REGRESSION_LOSSES, *CLASSIFICATION_LOSSES) if ovk_ref.as_loss(name).lipschitz is not None)
 #: the losses with a continuous gradient (``smooth_losses``): for trajectory identities compared in float64 (at a kink of a non-smooth
 #: loss two computations of the same prediction may fall on different sides and pick different subgradients, an
 #: O(1) difference that is no error)
@@ -205,7 +205,7 @@ def regression_losses():
 @reused
 def losses(d: int, among: tuple | None = None):
     """Names/dicts of the losses of spec 4 usable with output dimension ``d`` (classification needs d >= 2); with
-    ``among``, only the losses of those names, drawn directly (not by rejecting the others)."""
+    ``among`` (a tuple of names), only the losses of those names, drawn directly (not by rejecting the others)."""
     if among is None:
         return regression_losses() if d < 2 else st.one_of(regression_losses(), st.sampled_from(CLASSIFICATION_LOSSES))
     unknown = set(among) - set(REGRESSION_LOSSES) - set(CLASSIFICATION_LOSSES)
@@ -307,6 +307,11 @@ def rhos():
     return st.floats(*RHO_RANGE, **FLOATS)
 
 
+def lipschitz_names(among: tuple | None) -> tuple:
+    """The names of ``among`` (default: every loss) with a Lipschitz constant (Hyp. 2)."""
+    return tuple(name for name in among or LIPSCHITZ_LOSSES if name in LIPSCHITZ_LOSSES)
+
+
 def smooth_losses(d: int):
     """``losses(d, SMOOTH_LOSSES)``: squared, Huber, and softmax for ``d >= 2``."""
     return losses(d, SMOOTH_LOSSES)
@@ -369,7 +374,7 @@ def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, t
     if regime in ("hyp3", "hyp3_without_lam"):
         loss = "squared"
     elif regime == "hyp2":
-        loss = draw(losses(d, tuple(name for name in among or LIPSCHITZ_LOSSES if name in LIPSCHITZ_LOSSES)))
+        loss = draw(losses(d, lipschitz_names(among)))
     else:
         loss = draw(losses(d, among))
     C_y = draw(log_uniform(1e-2, 1e2))
@@ -404,7 +409,7 @@ def monorma_instances(draw, *, max_n: int = 8, min_n: int = 1, max_m: int = 3, m
     else:
         pairs = draw(kernel_lists(d, p, m))
     kernel_list = [pair[0] for pair in pairs]
-    loss = draw(losses(d, tuple(name for name in among or LIPSCHITZ_LOSSES if name in LIPSCHITZ_LOSSES)) if hyp2 else losses(d, among))
+    loss = draw(losses(d, lipschitz_names(among)) if hyp2 else losses(d, among))
     X, Y = draw(streams(p, d, loss=loss, min_n=min_n, max_n=max_n, nonzero=True, extreme=extreme))
     lam = draw(log_uniform(1e-3, 1e2))
     eta = draw(rhos()) / lam
