@@ -202,10 +202,16 @@ def regression_losses():
     return st.one_of(*REGRESSION_LOSSES.values())
 
 
-@reused
 def losses(d: int, among: tuple | None = None):
     """Names/dicts of the losses of spec 4 usable with output dimension ``d`` (classification needs d >= 2); with
     ``among`` (a tuple of names), only the losses of those names, drawn directly (not by rejecting the others)."""
+    if among is not None and not (isinstance(among, tuple) and all(isinstance(name, str) for name in among)):
+        raise TypeError(f"among must be a tuple of loss names, got {among!r}")
+    return _losses(d, among)
+
+
+@reused
+def _losses(d: int, among: tuple | None):
     if among is None:
         return regression_losses() if d < 2 else st.one_of(regression_losses(), st.sampled_from(CLASSIFICATION_LOSSES))
     unknown = set(among) - set(REGRESSION_LOSSES) - set(CLASSIFICATION_LOSSES)
@@ -309,7 +315,10 @@ def rhos():
 
 def lipschitz_names(among: tuple | None) -> tuple:
     """The names of ``among`` (default: every loss) with a Lipschitz constant (Hyp. 2)."""
-    return tuple(name for name in among or LIPSCHITZ_LOSSES if name in LIPSCHITZ_LOSSES)
+    names = tuple(name for name in (LIPSCHITZ_LOSSES if among is None else among) if name in LIPSCHITZ_LOSSES)
+    if not names:
+        raise ValueError(f"among must hold a loss with a Lipschitz constant (Hyp. 2: {LIPSCHITZ_LOSSES}), got {among!r}")
+    return names
 
 
 def smooth_losses(d: int):

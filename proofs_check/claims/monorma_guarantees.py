@@ -109,7 +109,8 @@ NORM_COPIES = {"kernels": [{"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]
 
 def amplifying_copies_instance(n: int, *, m: int = 7, r: float = 5.0, lam: float = 2.00000001, eta: float = 0.495) -> dict:
     """m copies of the Gaussian kernel (``kappa^2 = 1``) at ``x = 1`` with targets ``+1, -1, +1, ...`` and ``lam`` just
-    above ``2 kappa_max^2``: the counterexamples the ci searches of ``_amplifying_copies`` shrink to, in round numbers."""
+    above ``2 kappa_max^2``: hand-checked counterexamples with fewer copies than the ones the searches of
+    ``_amplifying_copies`` report (they start from its most amplifying corner, 8 copies, r = 100, rho = 0.99)."""
     return {"kernels": [{"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}] * m, "p": 1, "d": 1, "X": [[1.0]] * n,
             "Y": [[(-1.0) ** t] for t in range(n)], "lam": lam, "eta": eta, "r": r, "loss": "squared", "kappa2": [1.0] * m,
             "C_y": 1.0}

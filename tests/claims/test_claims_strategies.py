@@ -85,3 +85,14 @@ def test_copies_are_compared_on_losses_with_a_continuous_gradient(instance):
     """Thorough found the copies identity "false" on a multiclass-hinge stream with tied class scores: the kernel
     m^(1-1/r) K is rounded, and at the tie round-off picked another subgradient in each computation (error 0.82)."""
     assert ovk_ref.as_loss(instance["loss"]).name in strategies.SMOOTH_LOSSES
+
+
+@pytest.mark.parametrize("among", [["squared"], "squared"])
+def test_losses_among_must_be_a_tuple_of_names(among):
+    with pytest.raises(TypeError, match="among must be a tuple of loss names"):
+        strategies.losses(2, among)
+
+
+def test_hyp2_among_losses_without_a_lipschitz_one_is_refused():
+    with pytest.raises(ValueError, match="Lipschitz constant"):
+        strategies.lipschitz_names(("squared",))
