@@ -10,8 +10,10 @@ Informative instances (issue 10, items 1-2): an instance the claim's check marks
 all-zero targets, no delta update, ...) is counted among the drawn ones but rejected, so Hypothesis draws
 another; a violation counts whatever the instance. Hypothesis may decode the same instance from several choice
 sequences: it is checked once; a repeat of a non-informative one is rejected without being counted again. The worst margin is the tightest informative one. A
-verdict ``holds``/``open`` needs ``INFORMATIVE_FLOOR`` of the profile's examples to be informative: below
-that the run fails (``Verdict.meets_floor``). ``hypothesis.target`` steers the search towards small margins.
+verdict ``holds``/``open`` needs ``INFORMATIVE_FLOOR`` of the profile's examples to be informative, and draws that
+do not show the strategy's informative share below it (``share_below_floor``): below that the run fails
+(``Verdict.meets_floor``). In ``ci`` and ``dev`` ``hypothesis.target`` steers the search towards small margins
+(``profiles.STEERED``).
 
 Reproducible (issue 13, item 6): the search seed of a claim is derived from the claim id and the run seed
 (``search_seed``; run seed 0 for a derandomised profile), and Hypothesis' habit of mixing numbers read from
@@ -103,8 +105,8 @@ class _Violation(AssertionError):
 #: far is reported (every later candidate is declared passing, so Hypothesis stops and replays that one)
 SHRINK_BUDGET = {"ci": 150, "dev": 400, "thorough": 3000}
 
-#: a holds/open verdict needs this fraction of the profile's ``max_examples`` informative, and this fraction of
-#: the instances drawn (issue 10: in ci, 20 of 25)
+#: a holds/open verdict needs this fraction of the profile's ``max_examples`` informative (issue 10: in ci, 20 of
+#: 25), and instances drawn that do not show a smaller informative share (``share_below_floor``)
 INFORMATIVE_FLOOR = 0.8
 
 

@@ -153,10 +153,16 @@ def feature_kernels(draw, d: int, p: int):
 
 
 @reused
+def weighted_terms(d: int):
+    """One to three ``(weight, kernel)`` pairs, separable or non-separable kernels."""
+    return st.lists(st.tuples(weights(), st.one_of(separable_kernels(d), linear_quadratic_kernels(d))), min_size=1, max_size=3)
+
+
+@reused
 @st.composite
 def weighted_sums(draw, d: int, p: int):
     """One to three weighted terms, separable or non-separable kernels, not every weight 0."""
-    terms = draw(st.lists(st.tuples(weights(), st.one_of(separable_kernels(d), linear_quadratic_kernels(d))), min_size=1, max_size=3))
+    terms = draw(weighted_terms(d))
     if not any(weight for weight, _ in terms):
         terms[0] = (draw(positive_weights()), terms[0][1])
     return ovk_ref.WeightedSum(terms)

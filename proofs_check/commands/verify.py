@@ -6,7 +6,7 @@ machine's cores) or on a Dask cluster (``--scheduler ADDRESS``), and merged in t
 report however they ran. Progress goes to stderr, one line per unit as it ends, with its instance counts.
 Exit 0 when every verdict equals the claim's expected verdict and every holds/open verdict rests on enough
 informative instances (``runner.INFORMATIVE_FLOOR``), 1 otherwise (a new finding, a regression, a search too
-thin to count), 2 on usage errors.
+thin to count), 2 on usage errors, 3 when a local worker process died (``parallel.WorkerLost``).
 """
 from __future__ import annotations
 
