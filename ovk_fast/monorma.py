@@ -14,7 +14,8 @@ from ovk_ref import validation
 from ovk_ref.monorma import MONORMA
 from ovk_ref.records import MonormaRecord
 from ovk_fast.divergence_watch import DivergenceWatch
-from ovk_fast.kernel_rows import KernelRowsStack, apply_rows, diagonal_blocks
+from ovk_fast.kernel_rows import KernelRowsStack, diagonal_blocks
+from ovk_fast.stored_rows import apply_rows
 from ovk_fast.onorma import BLOCK_ROUNDS, block_schedule
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread

@@ -24,7 +24,8 @@ from ovk_ref.onorma import ONORMA
 from ovk_ref.records import OnormaRecord
 from ovk_fast.batch import eigenvalue_groups
 from ovk_fast.divergence_watch import DivergenceWatch
-from ovk_fast.kernel_rows import KernelRows, apply_rows, diagonal_blocks
+from ovk_fast.kernel_rows import KernelRows, diagonal_blocks
+from ovk_fast.stored_rows import apply_rows
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread
 from ovk_fast.support import first_kept, kept_before
@@ -109,6 +110,7 @@ class _Run:
         capacity = int(np.max(np.arange(n) - self.before)) + 1   # support of f_{t-1} plus the new term
         self.ring = _Ring(capacity, X.shape[1], d)
         self.scale, self.norm2 = 1.0, 0.0
+        self._eigen = None              # (Q, [(indices, eigenvalue), ...]) of B for _affine_rounds, once per run
         self.predictions, self.new_coefficients, self.norms = np.zeros((n, d)), np.zeros((n, d)), np.zeros(n)
 
     def _old_terms(self, queries, first):
@@ -173,18 +175,26 @@ class _Run:
         previous = np.concatenate(([1.0], scales[:-1]))
         lower = np.tril(S, -1)
         if self.truncated:
-            lower = lower * (np.arange(n)[None, :] >= firsts[:, None])
+            lower *= np.arange(n)[None, :] >= firsts[:, None]
         a = steps / scales
         h = a * previous
-        w, Q = np.linalg.eigh(B)
+        if self._eigen is None:         # B is the kernel's, the same in every block
+            w, Q = np.linalg.eigh(B)
+            self._eigen = Q, [(group, np.mean(w[group])) for group in eigenvalue_groups(w)]
+        Q, groups = self._eigen
         right = (h[:, None] * old - a[:, None] * Y) @ Q
-        scaled = h[:, None] * lower
-        Z = np.empty_like(right)
-        for group in eigenvalue_groups(w):      # one solve per distinct eigenvalue (the paper's J has two)
-            Z[:, group] = linalg.solve_triangular(-np.mean(w[group]) * scaled, right[:, group], lower=True,
-                                                  unit_diagonal=True, check_finite=False)
+        Z, system = np.empty_like(right), np.empty_like(lower)
+        for group, eigenvalue in groups:     # one solve per distinct eigenvalue (the paper's J has two)
+            np.multiply(lower, (-eigenvalue * h)[:, None], out=system)   # I + system: unit diagonal, not stored
+            Z[:, group] = linalg.solve_triangular(system, right[:, group], lower=True, unit_diagonal=True,
+                                                  check_finite=False)
         beta = Z @ Q.T
-        predictions = previous[:, None] * (old + (lower @ beta) @ B.T)             # 1. f_{t-1}(x_t)
+        earlier = lower @ beta
+        overflow = np.flatnonzero(~np.isfinite(beta).all(axis=1))
+        if len(overflow):   # the zeros of lower's upper part times a later infinite beta are NaN: not in the loop
+            first = overflow[0]
+            earlier[:first + 1] = lower[:first + 1, :first] @ beta[:first]
+        predictions = previous[:, None] * (old + earlier @ B.T)                    # 1. f_{t-1}(x_t)
         records[0][:] = predictions
         records[1][:] = steps[:, None] * (predictions - Y)                           # 2. alpha_{t,t}
         return beta

@@ -28,6 +28,7 @@ onorma_module = importlib.import_module("ovk_fast.onorma")
 monorma_module = importlib.import_module("ovk_fast.monorma")
 batch_module = importlib.import_module("ovk_fast.batch")
 kernel_rows_module = importlib.import_module("ovk_fast.kernel_rows")
+stored_rows_module = importlib.import_module("ovk_fast.stored_rows")
 threads_module = importlib.import_module("ovk_fast.threads")
 
 SMOOTH_LOSSES = ["squared", {"type": "huber", "delta": 0.5}, "softmax"]
@@ -37,13 +38,13 @@ def engine_settings():
     """(rounds per block, rescale threshold, stored points per tile): tiny blocks, a threshold that folds the
     scale every few rounds, and tiles of a few points, so that several tiles are summed (on the threads)."""
     return st.tuples(st.sampled_from([1, 2, 3, onorma_module.BLOCK_ROUNDS]), st.sampled_from([0.9, onorma_module.RESCALE_BELOW]),
-                     st.sampled_from([1, 3, kernel_rows_module.TILE_COLUMNS]))
+                     st.sampled_from([1, 3, stored_rows_module.TILE_COLUMNS]))
 
 
 def _engine(settings):
     block, rescale, tile = settings
     stack = ExitStack()
-    stack.enter_context(mock.patch.object(kernel_rows_module, "TILE_COLUMNS", tile))
+    stack.enter_context(mock.patch.object(stored_rows_module, "TILE_COLUMNS", tile))
     for module in (onorma_module, monorma_module):
         stack.enter_context(mock.patch.object(module, "BLOCK_ROUNDS", block))
     stack.enter_context(mock.patch.object(onorma_module, "RESCALE_BELOW", rescale))   # block_schedule's, for both
@@ -353,8 +354,8 @@ def test_tiled_rows_of_several_kernels_equal_each_kernels_own_rows(data):
     kernels = data.draw(st.lists(strategies.kernels(d, p), min_size=1, max_size=3), label="kernels")
     X, _ = data.draw(strategies.streams(p, d, max_n=6), label="queries")
     Z, C = data.draw(strategies.streams(p, d, max_n=12), label="stored points, coefficients")
-    with mock.patch.object(kernel_rows_module, "TILE_COLUMNS", data.draw(st.sampled_from([1, 2, 5]), label="tile")):
-        tiled = kernel_rows_module.apply_rows(kernels, X, Z, C)
+    with mock.patch.object(stored_rows_module, "TILE_COLUMNS", data.draw(st.sampled_from([1, 2, 5]), label="tile")):
+        tiled = stored_rows_module.apply_rows(kernels, X, Z, C)
     for kernel, rows in zip(kernels, tiled):
         own = kernel_rows_module.KernelRows(kernel, X, Z)
         # two summation orders of the same terms K(x_r, z_j) c_j: round-off relative to the terms, not to the sum

@@ -1,0 +1,92 @@
+"""ovk_fast and ovk_ref say the same thing about divergence (``diverged_at``, spec: ``ovk_ref.divergence``) on the
+stored golden vectors and at every input scale the validation accepts (finite float64 inputs, any mu > 0), and
+where neither diverges their records agree.
+
+ovk_fast computes Gaussian exponents by an expansion ``|a|^2 + |b|^2 - 2 a.b`` that overflows for inputs of norm
+beyond ~1e150 (NaN predictions, ``diverged_at = 1``, where ovk_ref's ``x - z`` stays finite) and loses the kernel
+values of nearby points far from the centre; ``ovk_fast.distances`` takes the direct sum there."""
+import warnings
+
+import numpy as np
+import pytest
+
+import ovk_fast
+import ovk_ref
+from ovk_ref import divergence
+from proofs_check.conformance import load_cases
+from proofs_check.conformance.regimes import REGIMES
+from test_ovk_fast_properties import assert_same_record, term_scales
+
+LARGEST = np.finfo(float).max
+
+
+def _stream(n=10, p=3, d=2, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-1.0, 1.0, (n, p)), rng.standard_normal((n, d))
+
+
+#: X -> the stream's inputs at the scales the validation accepts: scaled from 1e-300 to the largest finite
+#: float64, offset far from the origin, and nearby points (a repeated input) far apart from each other
+TRANSFORMS = {
+    "scaled 1e-300": lambda X: X * 1e-300,
+    "scaled 1e100": lambda X: X * 1e100,
+    "scaled 1e155": lambda X: X * 1e155,
+    "scaled 1e200": lambda X: X * 1e200,
+    "scaled to the float64 limit": lambda X: X / np.max(np.abs(X)) * LARGEST,
+    "offset 1e8": lambda X: X + 1e8,
+    "offset 1e155": lambda X: X + 1e155,
+    "offset 1e300": lambda X: X * 1e290 + 1e300,
+    "repeats spread 1e9": lambda X: np.repeat(X[:5] * 1e9, 2, axis=0),
+}
+
+KERNELS = {
+    "gaussian mu=1": [ovk_ref.gaussian_separable(1.0, 2)],
+    "gaussian mu=1e-300": [ovk_ref.gaussian_separable(1e-300, 2)],
+    "gaussian mu=5e-324": [ovk_ref.gaussian_separable(5e-324, 2)],
+    "gaussian mu=1e300": [ovk_ref.gaussian_separable(1e300, 2)],
+    "gaussian sum": [ovk_ref.WeightedSum([(0.5, ovk_ref.gaussian_separable(1.0, 2)),
+                                          (0.5, ovk_ref.gaussian_separable(1e6, 2))])],
+    "linear": [ovk_ref.Separable(ovk_ref.Linear(), np.eye(2))],
+    "three gaussians (MONORMA)": [ovk_ref.gaussian_separable(mu, 2) for mu in (1e-2, 1.0, 1e2)],
+}
+
+
+def _runs(X, Y, kernels):
+    """(ovk_ref's record, ovk_fast's) of ONORMA with one kernel, MONORMA with several."""
+    arguments = dict(lam=0.1, eta=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", divergence.DivergenceWarning)    # diverged_at says it
+        if len(kernels) == 1:
+            return ovk_ref.onorma(X, Y, kernels[0], **arguments), ovk_fast.onorma(X, Y, kernels[0], **arguments)
+        return ovk_ref.monorma(X, Y, kernels, r=1.0, **arguments), ovk_fast.monorma(X, Y, kernels, r=1.0, **arguments)
+
+
+@pytest.mark.parametrize("kernel_name", list(KERNELS))
+@pytest.mark.parametrize("transform", list(TRANSFORMS))
+def test_both_engines_agree_on_divergence_at_every_input_scale(transform, kernel_name):
+    X, Y = _stream()
+    X = TRANSFORMS[transform](X)
+    Y = Y[:len(X)]
+    kernels = KERNELS[kernel_name]
+    reference, fast = _runs(X, Y, kernels)
+    assert fast.diverged_at == reference.diverged_at
+    if reference.diverged_at is None:
+        assert_same_record(fast, reference, term_scales(X, Y, kernels, reference, 0.5))
+
+
+def _stored_cases():
+    return load_cases(("onorma", "monorma"), regimes=tuple(REGIMES))
+
+
+@pytest.mark.parametrize("case", _stored_cases(), ids=lambda case: case.name)
+def test_on_the_stored_vectors_ovk_fast_diverges_where_the_reference_does(case):
+    """The stored records are the reference's (at 50 digits); its first divergent round by the rule of
+    ``ovk_ref.divergence`` is the round ovk_fast must report (None: no divergence)."""
+    names = ("predictions", "new_coefficients")
+    norms = ("rkhs_norm2",) if case.algorithm == "onorma" else ("gamma",)
+    found = divergence.first_divergent({name: case.expected[name] for name in names if name in case.expected},
+                                       {name: case.expected[name] for name in norms if name in case.expected},
+                                       case.arguments.get("divergence_bound"))
+    expected = None if found is None else int((case.rounds[found[0]] if case.rounds is not None else found[0] + 1))
+    engine = ovk_fast.onorma if case.algorithm == "onorma" else ovk_fast.monorma
+    assert engine(case.X, case.Y, **case.call_arguments()).diverged_at == expected
