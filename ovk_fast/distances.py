@@ -1,19 +1,24 @@
 """Squared distances ``|x_r - z_j|^2`` of many pairs, and the Gaussian exponents ``-|x_r - z_j|^2 / mu``.
 
-Two ways, chosen per set of pairs:
-* the **expansion** ``|a|^2 + |b|^2 - 2 a.b`` on the points centred on the mean of the queries (``a = x - c``,
-  ``b = z - c``): one GEMM of augmented rows, the factor ``-1/mu`` folded into the left operand. Centring removes
-  the cancellation of the uncentred form far from the origin (inputs offset by 1e8 would lose every digit of a
-  distance of order 1 to ``|x|^2 = 1e16``). Its round-off on an exponent is at most
-  ``2 (p + 2) eps (|a|^2 + |b|^2) / mu`` (a dot product of p + 2 terms, each at most ``(|a|^2 + |b|^2) / mu``);
+Two ways, chosen per block of queries and per tile of stored points:
+* the **expansion** ``2 a.b - |a|^2 - |b|^2`` on the points centred on the mean of the queries (``a = x - c``,
+  ``b = z - c``): one GEMM of augmented rows, a factor (``1/mu``) folded into the queries' operand. Centring
+  removes the cancellation of the uncentred form far from the origin (inputs offset by 1e8 would lose every digit
+  of a distance of order 1 to ``|x|^2 = 1e16``);
 * the **direct** sum ``sum_k (x_k - z_k)^2``, coordinate by coordinate, as ``ovk_ref`` computes it (p passes
-  over the pairs, about ten times the GEMM's time): exact to a few ulps at any scale, and ``inf`` (a kernel value
-  of 0) where a difference overflows, never NaN.
+  over the pairs, about ten times the GEMM's time): a few ulps at any scale, and ``inf`` (a kernel value of 0)
+  where a difference overflows, never NaN.
 
-The expansion is taken where its round-off bound stays within ``tolerances.IDENTITY_RTOL`` for every pair, which
-also keeps each of its terms far from overflow; the direct sum elsewhere: points far apart relative to
-``sqrt(mu)`` (where the expansion's round-off on a pair of nearby points far from the centre would reach the
-kernel value itself), points of norm beyond ~1e150 (where ``|a|^2`` overflows), and ``1/mu`` beyond float64.
+Accuracy of the expansion. Its round-off on the exponent of a pair is at most ``g (|a|^2 + |b|^2) f`` with
+``g = 2 (p + 2) eps`` (a dot product of p + 2 terms) and ``f = 1/mu``. Where ``|b| >= 2 |a|``, ``d = |a - b|
+>= |b| / 2`` and ``|a|^2 + |b|^2 <= 5 d^2``: the error is ``5 g`` relative to the exponent ``E = d^2 f``, so at
+most ``5 g E e^-E <= 2 g`` on the kernel value ``e^-E``; likewise where ``|a| >= 2 |b|``; elsewhere
+``|a|^2 + |b|^2 < 5 |a|^2``. So every kernel value is within ``5 g max_r |a_r|^2 f`` (plus ``2 g``) of its
+exact value: the expansion is taken for a block of queries while that stays within ``tolerances.IDENTITY_RTOL``
+(a spread of the queries ``max |a|^2`` up to ~1e4 mu for p = 20), whatever the stored points; the direct sum
+elsewhere (queries spread far apart relative to ``sqrt(mu)``, where the expansion would lose the kernel value of
+two nearby points far from the centre). A tile also takes the direct sum where one of the expansion's terms could
+overflow (inputs of norm beyond ~1e150, ``1/mu`` beyond float64).
 """
 from __future__ import annotations
 
@@ -22,36 +27,43 @@ import numpy as np
 from ovk_ref import tolerances
 
 _EPS = float(np.finfo(float).eps)
+#: the expansion's partial sums are at most twice ``(|a|^2 + |b|^2) * |fold|``: kept this far below float64's max
+_OVERFLOW_MARGIN = 4.0
 
 
 class Expansion:
-    """Operands of the expansion: ``left @ right.T = -fold |x_r - z_j|^2`` (``left`` n_x x (p+2), ``right``
-    n_z x (p+2)) for distances that exponents multiply by at most ``factor`` (the largest ``1/mu``), or ``None``
-    attributes (``usable`` False) where the direct sum must be used instead."""
+    """The queries' side of the expansion: ``left @ right(Z).T = -fold |x_r - z_j|^2``, ``left`` n_x x (p+2),
+    for exponents that multiply distances by at most ``factor`` (the largest ``1/mu``). ``usable`` is False where
+    the queries' spread makes the expansion inaccurate (module docstring): the direct sum is used instead."""
 
-    def __init__(self, X: np.ndarray, Z: np.ndarray, factor: float, fold: float):
-        self.left = self.right = None
-        if not (np.isfinite(factor) and np.isfinite(fold)) or len(X) == 0:
-            return
+    def __init__(self, X: np.ndarray, factor: float, fold: float):
         p = X.shape[1]
-        self.left, self.right = np.empty((len(X), p + 2)), np.empty((len(Z), p + 2))
+        self.fold, self.left = fold, np.empty((len(X), p + 2))
+        self._scale = max(factor, abs(fold))
         with np.errstate(over="ignore", invalid="ignore"):
-            centre = np.mean(X, axis=0)
-            A, B = np.subtract(X, centre, out=self.left[:, :p]), np.subtract(Z, centre, out=self.right[:, :p])
-            norms_a, norms_b = np.einsum("ij,ij->i", A, A), np.einsum("ij,ij->i", B, B)
-            spread = np.max(norms_a) + (np.max(norms_b) if len(B) else 0.0)
-        if not np.isfinite(4 * spread * max(factor, abs(fold))) or (
-                2 * (p + 2) * _EPS * spread * factor > tolerances.IDENTITY_RTOL):
-            self.left = self.right = None
-            return
-        A *= 2 * fold
-        np.multiply(norms_a, -fold, out=self.left[:, p])
-        self.left[:, p + 1] = -fold
-        self.right[:, p], self.right[:, p + 1] = 1.0, norms_b
+            self.centre = np.mean(X, axis=0) if len(X) else np.zeros(p)
+            A = np.subtract(X, self.centre, out=self.left[:, :p])
+            norms = np.einsum("ij,ij->i", A, A)
+            self.spread = float(np.max(norms, initial=0.0))
+            self.usable = bool(np.isfinite(_OVERFLOW_MARGIN * self.spread * self._scale)
+                               and 10 * (p + 2) * _EPS * self.spread * factor <= tolerances.IDENTITY_RTOL)
+        if self.usable:
+            A *= 2 * fold
+            np.multiply(norms, -fold, out=self.left[:, p])
+            self.left[:, p + 1] = -fold
 
-    @property
-    def usable(self) -> bool:
-        return self.left is not None
+    def right(self, Z: np.ndarray, out: np.ndarray) -> np.ndarray | None:
+        """The stored points' operand ``[z - c, 1, |z - c|^2]`` (n_z x (p+2), into ``out``), or None where a term
+        of the expansion could overflow on these points."""
+        p = Z.shape[1]
+        with np.errstate(over="ignore", invalid="ignore"):
+            B = np.subtract(Z, self.centre, out=out[:, :p])
+            norms = np.einsum("ij,ij->i", B, B, out=out[:, p + 1])
+            largest = float(np.max(norms, initial=0.0))
+        if not np.isfinite(_OVERFLOW_MARGIN * (self.spread + largest) * self._scale):
+            return None
+        out[:, p] = 1.0
+        return out
 
 
 def direct_squared_distances(X: np.ndarray, Z: np.ndarray, out: np.ndarray, scratch: np.ndarray) -> np.ndarray:
@@ -67,13 +79,14 @@ def direct_squared_distances(X: np.ndarray, Z: np.ndarray, out: np.ndarray, scra
 
 def squared_distances(X: np.ndarray, Z: np.ndarray, out: np.ndarray | None = None, factor: float = 1.0) -> np.ndarray:
     """``|x_r - z_j|^2`` for every pair (n_x x n_z, into ``out`` when given), by the expansion (clipped at 0:
-    round-off leaves +-eps |a|^2 where x = z) when it is accurate for exponents ``-|x - z|^2 * factor``, else by
+    round-off leaves +-eps |a|^2 where x = z) where it is accurate for exponents ``-|x - z|^2 * factor``, else by
     the direct sum."""
     out = np.empty((len(X), len(Z))) if out is None else out
-    expansion = Expansion(X, Z, factor, fold=-1.0)
-    if not expansion.usable:
+    expansion = Expansion(X, factor, fold=-1.0)
+    right = expansion.right(Z, np.empty((len(Z), Z.shape[1] + 2))) if expansion.usable else None
+    if right is None:
         return direct_squared_distances(X, Z, out, np.empty_like(out))
-    np.matmul(expansion.left, expansion.right.T, out=out)
+    np.matmul(expansion.left, right.T, out=out)
     return np.maximum(out, 0.0, out=out)
 
 

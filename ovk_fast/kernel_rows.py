@@ -14,24 +14,25 @@ from __future__ import annotations
 import numpy as np
 
 from ovk_ref.kernels import Constant, Feature, Gaussian, Linear, LinearQuadratic, Polynomial, Separable, WeightedSum
-from ovk_fast.distances import gaussian_exponents, squared_distances
+from ovk_fast.distances import Expansion, gaussian_exponents, squared_distances
 
 
 class PairGeometry:
     """Inner products and squared distances of every pair ``(X[r], Z[j])``, each computed at most once and
-    shared by all the scalar kernels evaluated on these pairs (several kernels, several terms); ``factor`` is
-    the largest ``1/mu`` of their Gaussians (``exponent_factor``: it decides how the distances are computed,
-    ``ovk_fast.distances``).
+    shared by all the scalar kernels evaluated on these pairs (several kernels, several terms); ``bandwidths``
+    are the mu of their Gaussians (``bandwidths``): they decide how the distances are computed
+    (``ovk_fast.distances``), and with a single one its exponents come from one GEMM.
 
     With a ``workspace`` (``ovk_fast.stored_rows.Workspace``), these and the kernel values on the pairs are
     written into its arrays, in the order they are asked for (the n-th array asked of a geometry is the
     workspace's n-th): valid until the next geometry on the same workspace."""
 
-    def __init__(self, X: np.ndarray, Z: np.ndarray, workspace=None, factor: float = 1.0):
+    def __init__(self, X: np.ndarray, Z: np.ndarray, workspace=None, bandwidths=()):
         self.X, self.Z = X, Z
         self._inner = self._sqdist = None
         self._workspace, self._arrays = workspace, 0
-        self._factor = factor
+        self._factor = exponent_factor(bandwidths)
+        self._only = bandwidths[0] if len(set(bandwidths)) == 1 else None
 
     def new_array(self, shape) -> np.ndarray:
         """An uninitialised array for values on these pairs (from the workspace, if any)."""
@@ -60,11 +61,23 @@ class PairGeometry:
             self._sqdist = squared_distances(self.X, self.Z, self.new_array((len(self.X), len(self.Z))), self._factor)
         return self._sqdist
 
+    def exponents(self, mu: float) -> np.ndarray:
+        """``-|x - z|^2 / mu`` on the pairs (a new array): where ``mu`` is the geometry's only bandwidth and the
+        expansion is accurate, one GEMM with ``1/mu`` folded in (not clipped at 0: its round-off is within the
+        accuracy bound); else from the squared distances."""
+        shape = (len(self.X), len(self.Z))
+        if self._sqdist is None and mu == self._only:
+            expansion = Expansion(self.X, self._factor, fold=1.0 / mu)
+            right = expansion.right(self.Z, np.empty((len(self.Z), self.Z.shape[1] + 2))) if expansion.usable else None
+            if right is not None:
+                return np.matmul(expansion.left, right.T, out=self.new_array(shape))
+        return gaussian_exponents(self.sqdist, mu, self.new_array(self.sqdist.shape))
+
 
 def _scalar_values(scalar, geometry: PairGeometry) -> np.ndarray:
     """``k`` on the pairs of ``geometry`` for the scalar kernels ovk_fast knows (``KNOWN_SCALARS``)."""
     if isinstance(scalar, Gaussian):
-        exponent = gaussian_exponents(geometry.sqdist, scalar.mu, geometry.new_array(geometry.sqdist.shape))
+        exponent = geometry.exponents(scalar.mu)
         return np.exp(exponent, out=exponent)
     if isinstance(scalar, Linear):
         return geometry.inner
@@ -79,25 +92,26 @@ KNOWN_SCALARS = (Gaussian, Linear, Polynomial, Constant)
 
 def scalar_matrix(scalar, X: np.ndarray, Z: np.ndarray) -> np.ndarray:
     """``[k(X[r], Z[j])]`` (n_x x n_z) for a scalar kernel in ``KNOWN_SCALARS``."""
-    return _scalar_values(scalar, PairGeometry(X, Z, factor=exponent_factor([scalar])))
+    return _scalar_values(scalar, PairGeometry(X, Z, bandwidths=[scalar.mu] if isinstance(scalar, Gaussian) else []))
 
 
-def scalars_of(kernels) -> list:
-    """The scalar kernels of ``kernels``' separable parts (``Separable`` ones, also as terms of a ``WeightedSum``)."""
+def bandwidths(kernels) -> list:
+    """The mu of the Gaussian scalar kernels of ``kernels`` (``Separable`` ones, also as terms of a
+    ``WeightedSum``)."""
     found = []
     for kernel in kernels:
         if isinstance(kernel, WeightedSum):
-            found += scalars_of([term for _, term in kernel.terms])
-        elif isinstance(kernel, Separable):
-            found.append(kernel.scalar)
+            found += bandwidths([term for _, term in kernel.terms])
+        elif isinstance(kernel, Separable) and isinstance(kernel.scalar, Gaussian):
+            found.append(kernel.scalar.mu)
     return found
 
 
-def exponent_factor(scalars) -> float:
-    """The largest ``1/mu`` of the Gaussians among ``scalars`` (1 without any): what their exponents multiply a
-    squared distance by, at most (inf for a mu below ~6e-309)."""
+def exponent_factor(mus) -> float:
+    """The largest ``1/mu`` of ``mus`` (1 without any): what Gaussian exponents multiply a squared distance by,
+    at most (inf for a mu below ~6e-309)."""
     with np.errstate(over="ignore", divide="ignore"):
-        return max([1.0 / scalar.mu for scalar in scalars if isinstance(scalar, Gaussian)], default=1.0)
+        return max([1.0 / mu for mu in mus], default=1.0)
 
 
 def separable_terms(kernel) -> list | None:
@@ -193,7 +207,7 @@ class KernelRows:
 
     def __init__(self, kernel, X: np.ndarray, Z: np.ndarray, geometry: PairGeometry | None = None):
         self.parts = _parts(kernel, geometry if geometry is not None else
-                             PairGeometry(X, Z, factor=exponent_factor(scalars_of([kernel]))))
+                             PairGeometry(X, Z, bandwidths=bandwidths([kernel])))
 
     def apply(self, C: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """``out[r] = sum_j mask[r, j] K(X[r], Z[j]) C[j]`` (all j when ``mask`` is None): an (n_x, d) array."""
@@ -222,7 +236,7 @@ class KernelRowsStack:
     kernels is two stacked products instead of m calls."""
 
     def __init__(self, kernels, X: np.ndarray, Z: np.ndarray):
-        geometry = PairGeometry(X, Z, factor=exponent_factor(scalars_of(kernels)))
+        geometry = PairGeometry(X, Z, bandwidths=bandwidths(kernels))
         self.rows = [KernelRows(kernel, X, Z, geometry) for kernel in kernels]
         forms = [rows.separable_form() for rows in self.rows]
         separable = all(form is not None for form in forms)

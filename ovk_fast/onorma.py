@@ -24,8 +24,8 @@ from ovk_ref.onorma import ONORMA
 from ovk_ref.records import OnormaRecord
 from ovk_fast.batch import eigenvalue_groups
 from ovk_fast.divergence_watch import DivergenceWatch
-from ovk_fast.kernel_rows import KernelRows, diagonal_blocks
-from ovk_fast.stored_rows import apply_rows
+from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, diagonal_blocks
+from ovk_fast.stored_rows import Workspace, apply_rows
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread
 from ovk_fast.support import first_kept, kept_before
@@ -111,6 +111,8 @@ class _Run:
         self.ring = _Ring(capacity, X.shape[1], d)
         self.scale, self.norm2 = 1.0, 0.0
         self._eigen = None              # (Q, [(indices, eigenvalue), ...]) of B for _affine_rounds, once per run
+        self.bandwidths = bandwidths([self.kernel])
+        self.workspace = Workspace()    # the block's own rows and solve: the same memory block after block
         self.predictions, self.new_coefficients, self.norms = np.zeros((n, d)), np.zeros((n, d)), np.zeros(n)
 
     def _old_terms(self, queries, first):
@@ -132,7 +134,7 @@ class _Run:
         stop = start + len(scales)
         queries = X[start:stop]
         old = self._old_terms(queries, before[start:stop])
-        rows = KernelRows(self.kernel, queries, queries)
+        rows = KernelRows(self.kernel, queries, queries, PairGeometry(queries, queries, self.workspace, self.bandwidths))
         firsts = np.maximum(before[start:stop] - start, 0)
         steps = -eta_t
         records = self.predictions[start:stop], self.new_coefficients[start:stop]
@@ -173,9 +175,10 @@ class _Run:
         S, B = form
         n = len(scales)
         previous = np.concatenate(([1.0], scales[:-1]))
-        lower = np.tril(S, -1)
+        kept = np.tri(n, n, -1, dtype=bool)     # j < r; and j >= first[r] with truncation
         if self.truncated:
-            lower *= np.arange(n)[None, :] >= firsts[:, None]
+            kept &= np.arange(n)[None, :] >= firsts[:, None]
+        lower = np.multiply(S, kept, out=self.workspace.array("lower", (n, n)))
         a = steps / scales
         h = a * previous
         if self._eigen is None:         # B is the kernel's, the same in every block
@@ -183,7 +186,7 @@ class _Run:
             self._eigen = Q, [(group, np.mean(w[group])) for group in eigenvalue_groups(w)]
         Q, groups = self._eigen
         right = (h[:, None] * old - a[:, None] * Y) @ Q
-        Z, system = np.empty_like(right), np.empty_like(lower)
+        Z, system = np.empty_like(right), self.workspace.array("system", (n, n))
         for group, eigenvalue in groups:     # one solve per distinct eigenvalue (the paper's J has two)
             np.multiply(lower, (-eigenvalue * h)[:, None], out=system)   # I + system: unit diagonal, not stored
             Z[:, group] = linalg.solve_triangular(system, right[:, group], lower=True, unit_diagonal=True,
@@ -214,6 +217,13 @@ class _Run:
             drop_rows = KernelRows(self.kernel, self.X[dropped], self.X[start:stop])
             drop_diagonal = diagonal_blocks(self.kernel, self.X[dropped])
         norm2, norms = self.norm2, self.norms[start:stop]
+        if not len(dropped):    # the recursion alone
+            values = []
+            for c, term in zip(c_t.tolist(), added):
+                norm2 = c * c * norm2 + term
+                values.append(norm2)
+            norms[:], self.norm2 = values, norm2
+            return
         drops = zip(before[start:stop].tolist(), lo[start:stop].tolist())
         for r, (c, term, scale, (first, kept)) in enumerate(zip(c_t.tolist(), added, scales.tolist(), drops)):
             norm2 = c * c * norm2 + term

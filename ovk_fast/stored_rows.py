@@ -18,7 +18,7 @@ import numpy as np
 
 from ovk_ref.kernels import Gaussian, Linear, Polynomial
 from ovk_fast.distances import Expansion, direct_squared_distances, gaussian_exponents
-from ovk_fast.kernel_rows import KernelRows, PairGeometry, exponent_factor, scalars_of, separable_terms
+from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, exponent_factor, separable_terms
 from ovk_fast.threads import map_in_order
 
 #: stored points per tile: a 256 x 512 tile of kernel values (1 MiB) stays in a core's L2 cache from its
@@ -86,34 +86,39 @@ class SeparableTiles:
         self.kernels = len(kernel_terms)
         gaussians = [s for s in self.scalars if isinstance(s, Gaussian)]
         self.folded = len(gaussians) == 1        # the GEMM gives the only Gaussian's exponents -|x - z|^2 / mu
-        fold = 1.0 / gaussians[0].mu if self.folded else 1.0
-        self.expansion = Expansion(X, Z, exponent_factor(gaussians), fold) if gaussians else None
+        with np.errstate(over="ignore", divide="ignore"):
+            fold = 1.0 / gaussians[0].mu if self.folded else 1.0
+        self.expansion = Expansion(X, exponent_factor([s.mu for s in gaussians]), fold) if gaussians else None
         self.inner = any(isinstance(s, (Linear, Polynomial)) for s in self.scalars)
 
     def _tile(self, lo: int, C: np.ndarray, mask) -> np.ndarray:
         """``[s(X, Z_tile) C_tile for each scalar s]``: an (n_scalars, n_x, d) array."""
         X, Z = self.X, self.Z[lo:lo + TILE_COLUMNS]
         workspace, shape = Workspace.of_this_thread(), (len(X), len(Z))
-        exponents = inner = None
+        exponents = inner = direct = None
         if self.expansion is not None:     # -fold |x - z|^2, or |x - z|^2 by the direct sum
             exponents = workspace.array("exponents", shape)
+            right = None
             if self.expansion.usable:
-                np.matmul(self.expansion.left, self.expansion.right[lo:lo + len(Z)].T, out=exponents)
-            else:
+                right = self.expansion.right(Z, workspace.array("right", (len(Z), X.shape[1] + 2)))
+            direct = right is None
+            if direct:
                 direct_squared_distances(X, Z, exponents, workspace.array("scratch", shape))
+            else:
+                np.matmul(self.expansion.left, right.T, out=exponents)
         if self.inner:
             inner = np.matmul(X, Z.T, out=workspace.array("inner", shape))
         products = np.empty((len(self.scalars), len(X), C.shape[1]))
         for index, scalar in enumerate(self.scalars):
-            values = self._values(scalar, exponents, inner, workspace, shape)
+            values = self._values(scalar, exponents, direct, inner, workspace, shape)
             if mask is not None:
                 values = np.multiply(values, mask[:, lo:lo + len(Z)], out=workspace.array("masked", shape))
             np.matmul(values, C[lo:lo + len(Z)], out=products[index])
         return products
 
-    def _values(self, scalar, exponents, inner, workspace, shape) -> np.ndarray:
+    def _values(self, scalar, exponents, direct, inner, workspace, shape) -> np.ndarray:
         if isinstance(scalar, Gaussian):
-            if not self.expansion.usable:   # the direct sum gave |x - z|^2
+            if direct:                      # the direct sum gave |x - z|^2
                 values = gaussian_exponents(exponents, scalar.mu, workspace.array("values", shape))
             elif self.folded:
                 values = exponents
@@ -144,11 +149,11 @@ def apply_rows(kernels, X: np.ndarray, Z: np.ndarray, C: np.ndarray, mask: np.nd
     terms = [separable_terms(kernel) for kernel in kernels]
     if all(term is not None for term in terms):
         return SeparableTiles(terms, X, Z).apply(C, mask)
-    factor = exponent_factor(scalars_of(kernels))
+    mus = bandwidths(kernels)
 
     def tile(lo):
         hi = min(lo + TILE_COLUMNS, len(Z))
-        geometry = PairGeometry(X, Z[lo:hi], Workspace.of_this_thread(), factor)
+        geometry = PairGeometry(X, Z[lo:hi], Workspace.of_this_thread(), mus)
         tile_mask = None if mask is None else mask[:, lo:hi]
         return np.array([KernelRows(kernel, X, Z[lo:hi], geometry).apply(C[lo:hi], tile_mask) for kernel in kernels])
 
