@@ -233,14 +233,18 @@ class KernelRows:
 class KernelRowsStack:
     """The rows of several kernels on the same pairs (one ``PairGeometry``), applied together: MONORMA's m
     values ``g^j(x)`` per round. When every kernel is one separable term ``k_j(x, z) B_j``, a row of all m
-    kernels is two stacked products instead of m calls."""
+    kernels is two stacked products instead of m calls. With a ``workspace``, the rows are written into its
+    arrays (as ``PairGeometry``'s): valid until the next rows on the same workspace."""
 
-    def __init__(self, kernels, X: np.ndarray, Z: np.ndarray):
-        geometry = PairGeometry(X, Z, bandwidths=bandwidths(kernels))
+    def __init__(self, kernels, X: np.ndarray, Z: np.ndarray, workspace=None):
+        geometry = PairGeometry(X, Z, workspace, bandwidths(kernels))
         self.rows = [KernelRows(kernel, X, Z, geometry) for kernel in kernels]
         forms = [rows.separable_form() for rows in self.rows]
         separable = all(form is not None for form in forms)
-        self.S = np.array([S for S, _ in forms]) if separable else None     # m x n_x x n_z
+        self.S = None                                                        # m x n_x x n_z
+        if separable:
+            self.S = geometry.new_array((len(kernels), len(X), len(Z)))
+            np.stack([S for S, _ in forms], out=self.S)
         self.B = np.array([B for _, B in forms]) if separable else None     # m x d x d
 
     def apply_row(self, r: int, lo: int, hi: int, C: np.ndarray) -> np.ndarray:

@@ -5,7 +5,9 @@ where neither diverges their records agree.
 ovk_fast computes Gaussian exponents by an expansion ``|a|^2 + |b|^2 - 2 a.b`` that overflows for inputs of norm
 beyond ~1e150 (NaN predictions, ``diverged_at = 1``, where ovk_ref's ``x - z`` stays finite) and loses the kernel
 values of nearby points far from the centre; ``ovk_fast.distances`` takes the direct sum there."""
+import importlib
 import warnings
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -16,6 +18,9 @@ from ovk_ref import divergence
 from proofs_check.conformance import load_cases
 from proofs_check.conformance.regimes import REGIMES
 from test_ovk_fast_properties import assert_same_record, term_scales
+
+distances = importlib.import_module("ovk_fast.distances")
+stored_rows = importlib.import_module("ovk_fast.stored_rows")
 
 LARGEST = np.finfo(float).max
 
@@ -61,17 +66,38 @@ def _runs(X, Y, kernels):
         return ovk_ref.monorma(X, Y, kernels, r=1.0, **arguments), ovk_fast.monorma(X, Y, kernels, r=1.0, **arguments)
 
 
+def assert_engines_agree(X, Y, kernels):
+    reference, fast = _runs(X, Y, kernels)
+    assert fast.diverged_at == reference.diverged_at
+    if reference.diverged_at is None:
+        assert_same_record(fast, reference, term_scales(X, Y, kernels, reference, 0.5))
+
+
 @pytest.mark.parametrize("kernel_name", list(KERNELS))
 @pytest.mark.parametrize("transform", list(TRANSFORMS))
 def test_both_engines_agree_on_divergence_at_every_input_scale(transform, kernel_name):
     X, Y = _stream()
     X = TRANSFORMS[transform](X)
-    Y = Y[:len(X)]
-    kernels = KERNELS[kernel_name]
-    reference, fast = _runs(X, Y, kernels)
-    assert fast.diverged_at == reference.diverged_at
-    if reference.diverged_at is None:
-        assert_same_record(fast, reference, term_scales(X, Y, kernels, reference, 0.5))
+    assert_engines_agree(X, Y[:len(X)], KERNELS[kernel_name])
+
+
+def _expansion_everywhere(X, Z, out, scratch):
+    """The planted fault: the direct sum replaced by the centred expansion (ovk_fast before the direct path)."""
+    centre = np.mean(X, axis=0)
+    A, B = X - centre, Z - centre
+    left = np.hstack([A, np.sum(A * A, axis=1)[:, None], np.ones((len(A), 1))])
+    right = np.hstack([-2 * B, np.ones((len(B), 1)), np.sum(B * B, axis=1)[:, None]])
+    return np.maximum(np.matmul(left, right.T, out=out), 0.0, out=out)
+
+
+@pytest.mark.parametrize("transform", ["scaled 1e155", "repeats spread 1e9"])
+def test_a_direct_sum_planted_as_the_expansion_is_caught(transform):
+    X, Y = _stream()
+    X = TRANSFORMS[transform](X)
+    with mock.patch.object(stored_rows, "direct_squared_distances", _expansion_everywhere), \
+            mock.patch.object(distances, "direct_squared_distances", _expansion_everywhere), \
+            np.errstate(over="ignore", invalid="ignore"), pytest.raises(AssertionError):
+        assert_engines_agree(X, Y[:len(X)], KERNELS["gaussian mu=1"])
 
 
 def _stored_cases():

@@ -8,8 +8,10 @@ the tile width of the kernel rows (several tiles, summed from the pool's threads
 """
 import dataclasses
 import importlib
+import inspect
 import multiprocessing
 import os
+import textwrap
 from contextlib import ExitStack
 from unittest import mock
 
@@ -30,6 +32,10 @@ batch_module = importlib.import_module("ovk_fast.batch")
 kernel_rows_module = importlib.import_module("ovk_fast.kernel_rows")
 stored_rows_module = importlib.import_module("ovk_fast.stored_rows")
 threads_module = importlib.import_module("ovk_fast.threads")
+compiled_module = importlib.import_module("ovk_fast.compiled")
+
+#: MONORMA's round loops to certify: the numpy loop always, the compiled one where numba is installed
+ROUND_LOOPS = [False, True] if compiled_module.AVAILABLE else [False]
 
 SMOOTH_LOSSES = ["squared", {"type": "huber", "delta": 0.5}, "softmax"]
 
@@ -164,7 +170,8 @@ def test_monorma_matches_the_reference(data):
     lam, eta = data.draw(strategies.step_parameters(), label="lam, eta")
     r = data.draw(st.floats(0.25, 4.0), label="r")
     reference = ovk_ref.monorma(X, Y, kernels, lam=lam, eta=eta, r=r, loss=loss)
-    with _engine(data.draw(engine_settings(), label="engine")):
+    with _engine(data.draw(engine_settings(), label="engine")), \
+            mock.patch.object(compiled_module, "AVAILABLE", data.draw(st.sampled_from(ROUND_LOOPS), label="compiled")):
         fast = ovk_fast.monorma(X, Y, kernels, lam=lam, eta=eta, r=r, loss=loss)
     assert_same_record(fast, reference, term_scales(X, Y, kernels, reference, eta))
 
@@ -287,13 +294,38 @@ def test_a_stream_longer_than_two_blocks_matches_the_reference(truncation):
         assert fast.support_sizes[-1] < onorma_module.BLOCK_ROUNDS < n
 
 
-def test_monorma_longer_than_a_block_matches_the_reference():
+@pytest.mark.parametrize("compiled", ROUND_LOOPS, ids=lambda compiled: "compiled" if compiled else "numpy loop")
+def test_monorma_longer_than_a_block_matches_the_reference(compiled):
     n = onorma_module.BLOCK_ROUNDS + 8
     X, Y = linear_related_tasks(n, p=2, d=2, seed=6)
     kernels = [ovk_ref.gaussian_separable(0.5, 2), ovk_ref.gaussian_separable(2.0, 2)]
     reference = ovk_ref.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
-    fast = ovk_fast.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
+    with mock.patch.object(compiled_module, "AVAILABLE", compiled):
+        fast = ovk_fast.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
     assert_same_record(fast, reference, term_scales(X, Y, kernels, reference, 0.5))
+
+
+@pytest.mark.skipif(not compiled_module.AVAILABLE, reason="numba is not installed: the numpy loop is the engine")
+def test_the_compiled_rounds_are_taken_and_a_planted_fault_in_them_is_caught():
+    """Where numba is installed, MONORMA's squared-loss rounds run compiled (so the checks above certify them);
+    the same loop with the cross term of the gamma recursion (spec 6.2) dropped fails the comparison."""
+    X, Y = linear_related_tasks(40, p=2, d=2, seed=6)
+    kernels = [ovk_ref.gaussian_separable(0.5, 2), ovk_ref.gaussian_separable(2.0, 2)]
+    reference = ovk_ref.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
+    scales = term_scales(X, Y, kernels, reference, 0.5)
+    calls = []
+    original = compiled_module.squared_rounds
+    with mock.patch.object(compiled_module, "squared_rounds", lambda *a: calls.append(1) or original(*a)):
+        assert_same_record(ovk_fast.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5), reference, scales)
+    assert calls
+    source = textwrap.dedent(inspect.getsource(compiled_module._squared_rounds))
+    assert source.count(" + 2 * c * cross") == 1
+    namespace = {"np": np}
+    exec(source.replace(" + 2 * c * cross", ""), namespace)   # run as plain Python: the same loop, uncompiled
+    with mock.patch.object(compiled_module, "squared_rounds", namespace["_squared_rounds"]):
+        planted = ovk_fast.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
+    with pytest.raises(AssertionError, match="gamma|weights|predictions"):
+        assert_same_record(planted, reference, scales)
 
 
 def _small_gaussian_run(n):
