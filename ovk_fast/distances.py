@@ -33,24 +33,29 @@ _OVERFLOW_MARGIN = 4.0
 
 class Expansion:
     """The queries' side of the expansion: ``left @ right(Z).T = -fold |x_r - z_j|^2``, ``left`` n_x x (p+2),
-    for exponents that multiply distances by at most ``factor`` (the largest ``1/mu``). ``usable`` is False where
-    the queries' spread makes the expansion inaccurate (module docstring): the direct sum is used instead."""
+    for exponents that multiply distances by at most ``factor`` (the largest ``1/mu``), centred on the queries'
+    mean. ``usable`` is False where the queries' spread makes the expansion inaccurate (module docstring) or one of
+    its terms could overflow: the direct sum is used instead."""
 
     def __init__(self, X: np.ndarray, factor: float, fold: float):
         p = X.shape[1]
-        self.fold, self.left = fold, np.empty((len(X), p + 2))
+        self.factor, self.fold, self.left = factor, fold, np.empty((len(X), p + 2))
         self._scale = max(factor, abs(fold))
         with np.errstate(over="ignore", invalid="ignore"):
             self.centre = np.mean(X, axis=0) if len(X) else np.zeros(p)
             A = np.subtract(X, self.centre, out=self.left[:, :p])
-            norms = np.einsum("ij,ij->i", A, A)
-            self.spread = float(np.max(norms, initial=0.0))
-            self.usable = bool(np.isfinite(_OVERFLOW_MARGIN * self.spread * self._scale)
-                               and 10 * (p + 2) * _EPS * self.spread * factor <= tolerances.IDENTITY_RTOL)
-        if self.usable:
+            self.norms = np.einsum("ij,ij->i", A, A)          # |a_r|^2
+            self.spread = float(np.max(self.norms, initial=0.0))
+            self.finite = bool(np.isfinite(_OVERFLOW_MARGIN * self.spread * self._scale))
+        self.usable = self.finite and self.accurate(self.spread)
+        if self.finite:
             A *= 2 * fold
-            np.multiply(norms, -fold, out=self.left[:, p])
+            np.multiply(self.norms, -fold, out=self.left[:, p])
             self.left[:, p + 1] = -fold
+
+    def accurate(self, spread: float) -> bool:
+        """The bound on the kernel values' round-off for queries with ``max |a|^2 = spread`` is within tolerance."""
+        return 10 * (len(self.centre) + 2) * _EPS * spread * self.factor <= tolerances.IDENTITY_RTOL
 
     def right(self, Z: np.ndarray, out: np.ndarray) -> np.ndarray | None:
         """The stored points' operand ``[z - c, 1, |z - c|^2]`` (n_z x (p+2), into ``out``), or None where a term
@@ -64,6 +69,24 @@ class Expansion:
             return None
         out[:, p] = 1.0
         return out
+
+
+class StreamOperands:
+    """Both operands of the expansion for every input of a stream, centred once on the stream's mean: a block of
+    queries and the stored points then take slices, with no work per block or tile. ``left(start, stop)`` is None
+    where the expansion is not accurate for that block around this centre (a stream that drifts: the caller
+    centres that block on its own mean, ``Expansion``) or could overflow."""
+
+    def __init__(self, X: np.ndarray, factor: float, fold: float):
+        self._expansion = Expansion(X, factor, fold)
+        self.right = None
+        if self._expansion.finite:
+            self.right = self._expansion.right(X, np.empty_like(self._expansion.left))
+
+    def left(self, start: int, stop: int) -> np.ndarray | None:
+        if self.right is None or not self._expansion.accurate(float(np.max(self._expansion.norms[start:stop]))):
+            return None
+        return self._expansion.left[start:stop]
 
 
 def direct_squared_distances(X: np.ndarray, Z: np.ndarray, out: np.ndarray, scratch: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ from ovk_ref.records import MonormaRecord
 from ovk_fast import compiled
 from ovk_fast.divergence_watch import DivergenceWatch
 from ovk_fast.kernel_rows import KernelRowsStack, diagonal_blocks
-from ovk_fast.stored_rows import Workspace, apply_rows
+from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.onorma import BLOCK_ROUNDS, block_schedule
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread
@@ -43,13 +43,16 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
     scale, start = 1.0, 0
     watch = DivergenceWatch(checked)
     workspace = Workspace()     # the block's own rows: the same memory block after block
+    operands = stream_operands(kernels, X)
     with single_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         while start < n:
             beta[:start] *= scale
             eta_t, c_t, scales = block_schedule(eta, lam, start, min(n, start + BLOCK_ROUNDS))
             stop = start + len(scales)
             block, block_beta = X[start:stop], beta[start:stop]
-            old = apply_rows(kernels, block, X[:start], beta[:start])                      # m x B x d
+            left = operands.left(start, stop) if operands is not None else None
+            old = apply_rows(kernels, block, X[:start], beta[:start], None,                  # m x B x d
+                             None if left is None else (left, operands.right[:start]))
             rows = KernelRowsStack(kernels, block, block, workspace)
             diagonal = np.array([diagonal_blocks(kernel, block) for kernel in kernels])    # m x B x d x d
             scale_list = scales.tolist()

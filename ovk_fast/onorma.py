@@ -25,7 +25,7 @@ from ovk_ref.records import OnormaRecord
 from ovk_fast.batch import eigenvalue_groups
 from ovk_fast.divergence_watch import DivergenceWatch
 from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, diagonal_blocks
-from ovk_fast.stored_rows import Workspace, apply_rows
+from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread
 from ovk_fast.support import first_kept, kept_before
@@ -51,12 +51,15 @@ def block_schedule(eta: float, lam: float, start: int, stop: int):
 
 
 class _Ring:
-    """Preallocated stored inputs ``X``, unscaled coefficients ``beta`` and their stream indices (-1: empty)."""
+    """Preallocated stored inputs ``X``, unscaled coefficients ``beta``, their stream indices (-1: empty) and, with
+    the stream's expansion operands, their ``right`` operands."""
 
-    def __init__(self, capacity: int, p: int, d: int):
+    def __init__(self, capacity: int, p: int, d: int, operands):
         self.X = np.zeros((capacity, p))
         self.beta = np.zeros((capacity, d))
         self.index = np.full(capacity, -1)
+        self.operands = operands if operands is not None and operands.right is not None else None
+        self.right = np.zeros((capacity, p + 2)) if self.operands is not None else None
 
     def put(self, start: int, X, beta) -> None:
         """Store entries ``start, start + 1, ...``; of more than ``capacity``, only the last ``capacity`` stay."""
@@ -64,6 +67,8 @@ class _Ring:
         indices = np.arange(start, start + len(X))[kept]
         slots = indices % len(self.index)
         self.X[slots], self.beta[slots], self.index[slots] = X[kept], beta[kept], indices
+        if self.right is not None:
+            self.right[slots] = self.operands.right[indices]
 
     def filled(self) -> int:
         """Slots in use; they are ``0..filled-1`` (entry i goes to slot ``i % capacity``, i = 0, 1, ...)."""
@@ -108,18 +113,23 @@ class _Run:
         self.truncated = checked.schedule is not None
         n, d = Y.shape
         capacity = int(np.max(np.arange(n) - self.before)) + 1   # support of f_{t-1} plus the new term
-        self.ring = _Ring(capacity, X.shape[1], d)
+        self.operands = stream_operands([self.kernel], X)
+        self.ring = _Ring(capacity, X.shape[1], d, self.operands)
         self.scale, self.norm2 = 1.0, 0.0
         self._eigen = None              # (Q, [(indices, eigenvalue), ...]) of B for _affine_rounds, once per run
         self.bandwidths = bandwidths([self.kernel])
         self.workspace = Workspace()    # the block's own rows and solve: the same memory block after block
         self.predictions, self.new_coefficients, self.norms = np.zeros((n, d)), np.zeros((n, d)), np.zeros(n)
 
-    def _old_terms(self, queries, first):
-        """``sum_j K(queries[r], x_j) beta_j`` over stored j >= first[r] (all stored j without truncation)."""
+    def _old_terms(self, rows: range, first):
+        """``sum_j K(x_r, x_j) beta_j`` for the inputs ``r`` in ``rows``, over stored j >= first[r] (all stored j
+        without truncation)."""
         filled = self.ring.filled()
         mask = self.ring.index[None, :filled] >= first[:, None] if self.truncated else None
-        return apply_rows([self.kernel], queries, self.ring.X[:filled], self.ring.beta[:filled], mask)[0]
+        left = self.ring.operands.left(rows.start, rows.stop) if self.ring.operands is not None else None
+        operands = None if left is None else (left, self.ring.right[:filled])
+        return apply_rows([self.kernel], self.X[rows.start:rows.stop], self.ring.X[:filled], self.ring.beta[:filled],
+                          mask, operands)[0]
 
     def block(self, start: int, stop: int) -> int:
         """Rounds ``start..stop-1`` (0-based); returns the first round not run (earlier if ``scale`` gets small).
@@ -133,7 +143,7 @@ class _Run:
         eta_t, c_t, scales = block_schedule(self.eta, self.lam, start, stop)
         stop = start + len(scales)
         queries = X[start:stop]
-        old = self._old_terms(queries, before[start:stop])
+        old = self._old_terms(range(start, stop), before[start:stop])
         rows = KernelRows(self.kernel, queries, queries, PairGeometry(queries, queries, self.workspace, self.bandwidths))
         firsts = np.maximum(before[start:stop] - start, 0)
         steps = -eta_t
@@ -213,7 +223,7 @@ class _Run:
                  + np.einsum("rd,rde,re->r", new_coefficients, diagonal, new_coefficients)).tolist()
         dropped = np.arange(before[start], lo[stop - 1])                  # indices the block's rounds drop, in order
         if len(dropped):        # (the loop below reads these only for a dropped term)
-            drop_old = self._old_terms(self.X[dropped], dropped)
+            drop_old = self._old_terms(range(dropped[0], dropped[-1] + 1), dropped)
             drop_rows = KernelRows(self.kernel, self.X[dropped], self.X[start:stop])
             drop_diagonal = diagonal_blocks(self.kernel, self.X[dropped])
         norm2, norms = self.norm2, self.norms[start:stop]

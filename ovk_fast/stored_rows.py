@@ -17,7 +17,7 @@ import threading
 import numpy as np
 
 from ovk_ref.kernels import Gaussian, Linear, Polynomial
-from ovk_fast.distances import Expansion, direct_squared_distances, gaussian_exponents
+from ovk_fast.distances import Expansion, StreamOperands, direct_squared_distances, gaussian_exponents
 from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, exponent_factor, separable_terms
 from ovk_fast.threads import map_in_order
 
@@ -64,31 +64,57 @@ def _sum_in_order(partials: list, empty: np.ndarray) -> np.ndarray:
     return total
 
 
+def _distinct_scalars(kernel_terms: list) -> tuple[list, list]:
+    """The distinct scalar kernels of the terms, and ``(kernel index, scalar index, B)`` for every term."""
+    scalars, outputs, keys = [], [], []
+    for k, terms in enumerate(kernel_terms):
+        for scalar, B in terms:
+            key = (type(scalar), tuple(sorted(scalar.params().items())))
+            if key not in keys:
+                scalars.append(scalar)
+                keys.append(key)
+            outputs.append((k, keys.index(key), B))
+    return scalars, outputs
+
+
+def _exponent_scaling(gaussians: list) -> tuple[float, float]:
+    """``(factor, fold)`` of the expansion for these Gaussians: the largest ``1/mu``, and the factor folded into
+    the queries' operand: ``1/mu`` of the only bandwidth (the GEMM gives its exponents), else 1 (``-|x - z|^2``)."""
+    with np.errstate(over="ignore", divide="ignore"):
+        return exponent_factor([s.mu for s in gaussians]), (1.0 / gaussians[0].mu if len(gaussians) == 1 else 1.0)
+
+
+def stream_operands(kernels, X: np.ndarray) -> StreamOperands | None:
+    """The expansion's operands for every input of the stream ``X``, for ``apply_rows(kernels, ...)`` (None where
+    its kernels take no Gaussian expansion)."""
+    terms = [separable_terms(kernel) for kernel in kernels]
+    if any(term is None for term in terms):
+        return None
+    gaussians = [s for s in _distinct_scalars(terms)[0] if isinstance(s, Gaussian)]
+    return StreamOperands(X, *_exponent_scaling(gaussians)) if gaussians else None
+
+
 class SeparableTiles:
     """The stored rows of kernels ``K_k = sum_i k_ki(x, z) B_ki`` (scalars in ``KNOWN_SCALARS``).
 
     Per distinct scalar ``s``, ``P_s = sum_tiles s(X, Z_tile) C_tile`` (n_x x d); then
     ``out[k] = sum_s P_s Bsum_ks^T`` with ``Bsum_ks`` the sum of kernel k's ``B`` on scalar s. The Gaussians'
-    exponents come from one GEMM per tile on operands built once (``distances.Expansion``; with a single
-    bandwidth the factor ``-1/mu`` is folded in, so the GEMM gives the exponents themselves), or from the direct
-    sum where the expansion is not accurate (``ovk_fast.distances``)."""
+    exponents come from one GEMM per tile: on ``operands`` ``(left, right)`` sliced from the stream's
+    (``stream_operands``) where given, else on the queries' operand built once (``distances.Expansion``) and the
+    tile's built in the tile; with a single bandwidth the factor ``1/mu`` is folded in, so the GEMM gives the
+    exponents themselves. The direct sum where the expansion is not accurate (``ovk_fast.distances``)."""
 
-    def __init__(self, kernel_terms: list, X: np.ndarray, Z: np.ndarray):
+    def __init__(self, kernel_terms: list, X: np.ndarray, Z: np.ndarray, operands=None):
         self.X, self.Z = X, Z
-        self.scalars, self.outputs, keys = [], [], []    # distinct scalars; (kernel, scalar index, B) per term
-        for k, terms in enumerate(kernel_terms):
-            for scalar, B in terms:
-                key = (type(scalar), tuple(sorted(scalar.params().items())))
-                if key not in keys:
-                    self.scalars.append(scalar)
-                    keys.append(key)
-                self.outputs.append((k, keys.index(key), B))
+        self.scalars, self.outputs = _distinct_scalars(kernel_terms)
         self.kernels = len(kernel_terms)
         gaussians = [s for s in self.scalars if isinstance(s, Gaussian)]
         self.folded = len(gaussians) == 1        # the GEMM gives the only Gaussian's exponents -|x - z|^2 / mu
-        with np.errstate(over="ignore", divide="ignore"):
-            fold = 1.0 / gaussians[0].mu if self.folded else 1.0
-        self.expansion = Expansion(X, exponent_factor([s.mu for s in gaussians]), fold) if gaussians else None
+        self.left, self.right = operands if operands is not None else (None, None)
+        self.expansion = None
+        if gaussians and self.left is None:
+            self.expansion = Expansion(X, *_exponent_scaling(gaussians))
+        self.gaussians = bool(gaussians)
         self.inner = any(isinstance(s, (Linear, Polynomial)) for s in self.scalars)
 
     def _tile(self, lo: int, C: np.ndarray, mask) -> np.ndarray:
@@ -96,16 +122,17 @@ class SeparableTiles:
         X, Z = self.X, self.Z[lo:lo + TILE_COLUMNS]
         workspace, shape = Workspace.of_this_thread(), (len(X), len(Z))
         exponents = inner = direct = None
-        if self.expansion is not None:     # -fold |x - z|^2, or |x - z|^2 by the direct sum
+        if self.gaussians:                 # -fold |x - z|^2, or |x - z|^2 by the direct sum
             exponents = workspace.array("exponents", shape)
-            right = None
-            if self.expansion.usable:
+            left, right = self.left, None if self.right is None else self.right[lo:lo + len(Z)]
+            if right is None and self.expansion.usable:
+                left = self.expansion.left
                 right = self.expansion.right(Z, workspace.array("right", (len(Z), X.shape[1] + 2)))
             direct = right is None
             if direct:
                 direct_squared_distances(X, Z, exponents, workspace.array("scratch", shape))
             else:
-                np.matmul(self.expansion.left, right.T, out=exponents)
+                np.matmul(left, right.T, out=exponents)
         if self.inner:
             inner = np.matmul(X, Z.T, out=workspace.array("inner", shape))
         products = np.empty((len(self.scalars), len(X), C.shape[1]))
@@ -143,12 +170,14 @@ class SeparableTiles:
         return out
 
 
-def apply_rows(kernels, X: np.ndarray, Z: np.ndarray, C: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+def apply_rows(kernels, X: np.ndarray, Z: np.ndarray, C: np.ndarray, mask: np.ndarray | None = None,
+               operands=None) -> np.ndarray:
     """``out[k, r] = sum_j mask[r, j] K_k(X[r], Z[j]) C[j]`` for each kernel ``K_k`` of ``kernels`` (all j when
-    ``mask`` is None): an (m, n_x, d) array, as ``KernelRows(K_k, X, Z).apply(C, mask)``."""
+    ``mask`` is None): an (m, n_x, d) array, as ``KernelRows(K_k, X, Z).apply(C, mask)``. ``operands``: the
+    expansion's ``(left, right)`` rows of ``X`` and ``Z`` from ``stream_operands(kernels, ...)``, if any."""
     terms = [separable_terms(kernel) for kernel in kernels]
     if all(term is not None for term in terms):
-        return SeparableTiles(terms, X, Z).apply(C, mask)
+        return SeparableTiles(terms, X, Z, operands).apply(C, mask)
     mus = bandwidths(kernels)
 
     def tile(lo):
