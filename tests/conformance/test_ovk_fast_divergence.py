@@ -116,3 +116,12 @@ def test_on_the_stored_vectors_ovk_fast_diverges_where_the_reference_does(case):
     expected = None if found is None else int((case.rounds[found[0]] if case.rounds is not None else found[0] + 1))
     engine = ovk_fast.onorma if case.algorithm == "onorma" else ovk_fast.monorma
     assert engine(case.X, case.Y, **case.call_arguments()).diverged_at == expected
+
+
+def test_stream_operands_planted_without_their_accuracy_check_are_caught():
+    """The planted fault: the stream-centred expansion used for every block, however spread its queries."""
+    X, Y = _stream()
+    X = TRANSFORMS["repeats spread 1e9"](X)
+    with mock.patch.object(distances.StreamOperands, "left", lambda self, start, stop: self._expansion.left[start:stop]), \
+            np.errstate(over="ignore", invalid="ignore"), pytest.raises(AssertionError):
+        assert_engines_agree(X, Y[:len(X)], KERNELS["gaussian mu=1"])

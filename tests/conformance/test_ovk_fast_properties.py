@@ -421,3 +421,27 @@ def test_the_block_solve_runs_the_rounds_the_loop_runs_up_to_and_at_the_divergen
     np.testing.assert_allclose(block.predictions[:before], loop.predictions[:before], rtol=tolerances.CONFORMANCE_RTOL, atol=0)
     for field in ("predictions", "new_coefficients", "rkhs_norm2"):
         np.testing.assert_array_equal(np.isfinite(getattr(block, field)), np.isfinite(getattr(loop, field)), err_msg=field)
+
+
+def test_a_drifting_stream_centres_each_block_where_the_streams_centre_is_too_far():
+    """The Gaussian exponents' expansion is centred on the stream's mean while a block of queries stays close enough
+    to it for the accuracy bound (``ovk_fast.distances``), else on the block's own mean: a stream whose last rounds
+    drift away by 200 + 1 per round (mu = 1) takes both, and matches the reference; so does MONORMA."""
+    rng = np.random.default_rng(8)
+    n = 48
+    X = rng.uniform(size=(n, 2)) + np.where(np.arange(n) < 44, 0.0, 200.0 + np.arange(n))[:, None]
+    Y = rng.standard_normal((n, 2))
+    kernel = ovk_ref.gaussian_separable(1.0, 2)
+    distances_module = importlib.import_module("ovk_fast.distances")
+    sliced = []
+    original = distances_module.StreamOperands.left
+    with _engine((8, onorma_module.RESCALE_BELOW, 4)), mock.patch.object(
+            distances_module.StreamOperands, "left", lambda self, *a: sliced.append(original(self, *a)) or sliced[-1]):
+        fast = ovk_fast.onorma(X, Y, kernel, lam=0.1, eta=0.5)
+        fast_m = ovk_fast.monorma(X, Y, [kernel, ovk_ref.gaussian_separable(3.0, 2)], lam=0.1, eta=0.5, r=1.0)
+    assert any(left is None for left in sliced) and any(left is not None for left in sliced)
+    reference = ovk_ref.onorma(X, Y, kernel, lam=0.1, eta=0.5)
+    assert_same_record(fast, reference, term_scales(X, Y, [kernel], reference, 0.5))
+    kernels = [kernel, ovk_ref.gaussian_separable(3.0, 2)]
+    reference_m = ovk_ref.monorma(X, Y, kernels, lam=0.1, eta=0.5, r=1.0)
+    assert_same_record(fast_m, reference_m, term_scales(X, Y, kernels, reference_m, 0.5))
