@@ -17,7 +17,7 @@ import ovk_ref
 from ovk_ref import divergence
 from proofs_check.conformance import load_cases
 from proofs_check.conformance.regimes import REGIMES
-from test_ovk_fast_properties import assert_same_record, term_scales
+from test_ovk_fast_properties import _engine, assert_same_record, term_scales
 
 distances = importlib.import_module("ovk_fast.distances")
 stored_rows = importlib.import_module("ovk_fast.stored_rows")
@@ -42,6 +42,7 @@ TRANSFORMS = {
     "offset 1e155": lambda X: X + 1e155,
     "offset 1e300": lambda X: X * 1e290 + 1e300,
     "repeats spread 1e9": lambda X: np.repeat(X[:5] * 1e9, 2, axis=0),
+    "repeated stream spread 1e9": lambda X: np.tile(X[:5] * 1e9, (2, 1)),
 }
 
 KERNELS = {
@@ -119,9 +120,11 @@ def test_on_the_stored_vectors_ovk_fast_diverges_where_the_reference_does(case):
 
 
 def test_stream_operands_planted_without_their_accuracy_check_are_caught():
-    """The planted fault: the stream-centred expansion used for every block, however spread its queries."""
+    """The planted fault: the stream-centred expansion used for every block (of 2 rounds here, so that blocks see
+    stored points), however spread its queries."""
     X, Y = _stream()
-    X = TRANSFORMS["repeats spread 1e9"](X)
-    with mock.patch.object(distances.StreamOperands, "left", lambda self, start, stop: self._expansion.left[start:stop]), \
+    X = TRANSFORMS["repeated stream spread 1e9"](X)      # x_{i+5} = x_i: a point meets its repeat in a later block
+    with _engine((2, 1e-100, 4)), \
+            mock.patch.object(distances.StreamOperands, "left", lambda self, start, stop: self._expansion.left[start:stop]), \
             np.errstate(over="ignore", invalid="ignore"), pytest.raises(AssertionError):
         assert_engines_agree(X, Y[:len(X)], KERNELS["gaussian mu=1"])
