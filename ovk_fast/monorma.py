@@ -2,9 +2,10 @@
 
 As ``ovk_fast.onorma``: one shared coefficient array with a running scale factor, rounds in blocks whose
 kernel rows (one set per kernel, one distance computation per tile shared by the kernels) against the earlier
-inputs are applied tile by tile on ovk_fast's threads; within a block the m rows of a round are applied
-together (``KernelRowsStack``); the gamma recursion (spec 6.2) and the delta update (6.3) act on all m kernels
-at once. No truncation (spec 6.5, E23), as in ovk_ref.
+inputs are applied tile by tile on ovk_fast's threads (``stored_rows.apply_rows``); within a block the m rows of
+a round are applied together (``KernelRowsStack``); the gamma recursion (spec 6.2) and the delta update (6.3)
+act on all m kernels at once, in a loop of numpy calls (``_rounds``) or, for the squared loss and separable
+kernels where numba is installed, compiled (``ovk_fast.compiled``). No truncation (spec 6.5, E23), as in ovk_ref.
 """
 from __future__ import annotations
 

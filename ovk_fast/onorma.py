@@ -7,8 +7,9 @@
   (+1: the oldest term is still needed for the norm downdate of the round that drops it); entry i lives in
   slot ``i % capacity``; truncation only moves the first kept index.
 * Rounds in blocks of ``BLOCK_ROUNDS``: the kernel rows of the whole block against the stored points and
-  their contribution to every prediction of the block are computed tile by tile (``kernel_rows.apply_rows``,
-  on ovk_fast's threads); the old coefficients only rescale within the block. Inside the block each round adds
+  their contribution to every prediction of the block are computed tile by tile (``stored_rows.apply_rows``,
+  on ovk_fast's threads; the Gaussian exponents on operands built once per run, ``distances.StreamOperands``,
+  kept in the ring beside the points); the old coefficients only rescale within the block. Inside the block each round adds
   the terms of the block's earlier rounds: for the squared loss and a kernel ``k(x, z) B`` that is a
   triangular linear system, solved at once in B's eigenbasis; otherwise a loop over the rounds does only what
   depends on the previous round.
@@ -113,8 +114,7 @@ class _Run:
         self.truncated = checked.schedule is not None
         n, d = Y.shape
         capacity = int(np.max(np.arange(n) - self.before)) + 1   # support of f_{t-1} plus the new term
-        self.operands = stream_operands([self.kernel], X)
-        self.ring = _Ring(capacity, X.shape[1], d, self.operands)
+        self.ring = _Ring(capacity, X.shape[1], d, stream_operands([self.kernel], X))
         self.scale, self.norm2 = 1.0, 0.0
         self._eigen = None              # (Q, [(indices, eigenvalue), ...]) of B for _affine_rounds, once per run
         self.bandwidths = bandwidths([self.kernel])
