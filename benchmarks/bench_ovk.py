@@ -113,15 +113,20 @@ def _floor_operands(X, factor):
     return np.hstack([2 * factor * A, -factor * norms, -factor * ones]), np.hstack([A, ones, norms])
 
 
+#: the floor's blocks of rounds and tiles of stored points: fixed here (the values counted do not move with
+#: ovk_fast's own BLOCK_ROUNDS); 256 x 512 tiles of values stay in a core's L2 cache
+FLOOR_BLOCK, FLOOR_TILE = 256, 512
+
+
 def _floor_tiles(n):
-    block, width = onorma_module.BLOCK_ROUNDS, stored_rows_module.TILE_COLUMNS
-    return [(start, lo, min(start, lo + width)) for start in range(block, n, block) for lo in range(0, start, width)]
+    return [(start, lo, min(start, lo + FLOOR_TILE)) for start in range(FLOOR_BLOCK, n, FLOOR_BLOCK)
+            for lo in range(0, start, FLOOR_TILE)]
 
 
 def floor_values(X, mus):
     """The floor of a run with the Gaussian bandwidths ``mus`` (module docstring), as a function of the thread count:
     returns ``run(threads)``; the tiles go to ``map_in_order`` like ovk_fast's."""
-    n, block = len(X), onorma_module.BLOCK_ROUNDS
+    n, block = len(X), FLOOR_BLOCK
     count = sum(min(block, n - start) * (hi - lo) for start, lo, hi in _floor_tiles(n))
 
     def run(threads):
@@ -307,8 +312,11 @@ def breakdown(repeat):
     floor = floor_values(X, [MU])
 
     def rows():
+        operands = stored_rows_module.stream_operands([kernel], X)
         for start in range(block, n, block):
-            stored_rows_module.apply_rows([kernel], X[start:start + block], X[:start], C[:start])
+            stop = min(n, start + block)
+            stored_rows_module.apply_rows([kernel], X[start:stop], X[:start], C[:start], None,
+                                          (operands.left(start, stop), operands.right[:start]))
 
     with single_blas_thread(), ovk_fast_threads(1):
         times = median_times({"onorma": lambda: ovk_fast.onorma(X, Y, kernel, lam=LAM, eta=ETA), "rows": rows,
@@ -361,27 +369,29 @@ WINDOW = 1000
 
 def scaling(sizes, plot):
     """Seconds and peak MiB of ONORMA (untruncated: t^2 kernel values; a window of 1000: t s) and MONORMA m = 3
-    (untruncated, spec E23) for t = 10^3 .. 10^5, ovk_fast on 2 threads; a log-log plot."""
+    (untruncated, spec E23) for t = 10^3 .. 10^5, ovk_fast on its threads: wall seconds, and CPU seconds of all
+    threads (the work: on a shared machine the wall time also counts the waits for a core); a log-log plot of the
+    CPU seconds and the peak memory."""
     kernel, kernel_list = kernels()
     runs = {"ONORMA": lambda X, Y: ovk_fast.onorma(X, Y, kernel, lam=LAM, eta=ETA),
             f"ONORMA window {WINDOW}": lambda X, Y: ovk_fast.onorma(X, Y, kernel, lam=LAM, eta=ETA, truncation=WINDOW),
             "MONORMA m=3": lambda X, Y: ovk_fast.monorma(X, Y, kernel_list, lam=LAM, eta=ETA, r=R)}
-    section(f"scaling in t, ovk_fast on {threads_module.THREADS} threads (median of 3 runs up to t = 10^4, then one); "
-            f"{load()}")
-    print(f"{'t':>7s} " + " ".join(f"{name + ' s':>22s} {'MiB':>6s}" for name in runs))
+    section(f"scaling in t, ovk_fast on {threads_module.THREADS} threads (median of 3 runs up to t = 10^4, then one): "
+            f"wall s, CPU s of all threads, peak MiB; {load()}")
+    print(f"{'t':>7s} " + " ".join(f"{name:>28s}" for name in runs))
     table = {name: [] for name in runs}
     for n in sizes:
         X, Y = data(n)
         cells = []
         for name, run in runs.items():
-            seconds = median_times({name: lambda: run(X, Y)}, 3 if n <= 10_000 else 1)[name][0]
+            wall, cpu = median_times({name: lambda: run(X, Y)}, 3 if n <= 10_000 else 1)[name]
             mib = peak_memory(lambda: run(X, Y))
-            table[name].append((n, seconds, mib))
-            cells.append(f"{seconds:22.3f} {mib:6.0f}")
+            table[name].append((n, cpu, mib))
+            cells.append(f"{wall:9.3f} {cpu:9.3f} {mib:8.0f}")
         print(f"{n:7d} " + " ".join(cells) + f"   ({load()})", flush=True)
     for name, rows in table.items():
         (n0, s0, _), (n1, s1, _) = rows[-2], rows[-1]
-        print(f"{name}: time x{s1 / s0:.1f} from t = {n0} to {n1} (t^2: x{(n1 / n0) ** 2:.0f}, t: x{n1 / n0:.0f})")
+        print(f"{name}: CPU time x{s1 / s0:.1f} from t = {n0} to {n1} (t^2: x{(n1 / n0) ** 2:.0f}, t: x{n1 / n0:.0f})")
     if plot:
         _plot(table)
 
@@ -397,11 +407,11 @@ def _plot(table):
         n, seconds, mib = (np.array(column) for column in zip(*rows))
         seconds_axis.loglog(n, seconds, "o-", label=name)
         memory_axis.loglog(n, mib, "o-", label=name)
-    n = np.array([row[0] for row in next(iter(table.values()))], dtype=float)
-    reference = table["ONORMA"][-1]
-    seconds_axis.loglog(n, reference[1] * (n / reference[0]) ** 2, "k:", label="slope 2 (t^2)")
-    seconds_axis.loglog(n, table[f"ONORMA window {WINDOW}"][-1][1] * n / n[-1], "k--", label="slope 1 (t)")
-    seconds_axis.set(xlabel="t (rounds)", ylabel="seconds", title="ovk_fast time")
+    n = np.array([row[0] for row in table["ONORMA"]], dtype=float)
+    middle = len(n) // 2          # the guide lines go through the middle points
+    seconds_axis.loglog(n, table["ONORMA"][middle][1] * (n / n[middle]) ** 2, "k:", label="slope 2 (t^2)")
+    seconds_axis.loglog(n, table[f"ONORMA window {WINDOW}"][middle][1] * n / n[middle], "k--", label="slope 1 (t)")
+    seconds_axis.set(xlabel="t (rounds)", ylabel="CPU seconds (all threads)", title="ovk_fast time")
     memory_axis.set(xlabel="t (rounds)", ylabel="peak MiB (tracemalloc)", title="ovk_fast peak memory")
     for axis in (seconds_axis, memory_axis):
         axis.grid(True, which="both", alpha=0.3)
