@@ -214,33 +214,45 @@ class _Run:
 
     def _norms(self, start, stop, c_t, scales, beta):
         """``||f_t||^2`` of rounds ``start..stop-1``: the recursion of spec 6.2, downdated by every term that step 4
-        drops (6.5); the ring still holds the stored terms of the block's start."""
-        lo, before = self.lo, self.before
+        drops (6.5, ``_downdates``); the ring still holds the stored terms of the block's start."""
         predictions, new_coefficients = self.predictions[start:stop], self.new_coefficients[start:stop]
         diagonal = diagonal_blocks(self.kernel, self.X[start:stop])
         # the terms of 6.2 without ||f_{t-1}||^2: 2 c_t <f_{t-1}(x_t), alpha_tt> + <K(x_t, x_t) alpha_tt, alpha_tt>
         added = (2 * c_t * np.einsum("rd,rd->r", predictions, new_coefficients)
                  + np.einsum("rd,rde,re->r", new_coefficients, diagonal, new_coefficients)).tolist()
-        dropped = np.arange(before[start], lo[stop - 1])                  # indices the block's rounds drop, in order
-        if len(dropped):        # (the loop below reads these only for a dropped term)
-            drop_old = self._old_terms(range(dropped[0], dropped[-1] + 1), dropped)
-            drop_rows = KernelRows(self.kernel, self.X[dropped], self.X[start:stop])
-            drop_diagonal = diagonal_blocks(self.kernel, self.X[dropped])
-        norm2, norms = self.norm2, self.norms[start:stop]
-        if not len(dropped):    # the recursion alone
-            values = []
-            for c, term in zip(c_t.tolist(), added):
-                norm2 = c * c * norm2 + term
-                values.append(norm2)
-            norms[:], self.norm2 = values, norm2
-            return
-        drops = zip(before[start:stop].tolist(), lo[start:stop].tolist())
-        for r, (c, term, scale, (first, kept)) in enumerate(zip(c_t.tolist(), added, scales.tolist(), drops)):
+        downdates = self._downdates(start, stop, scales, beta)
+        norm2, values = self.norm2, []
+        for r, (c, term) in enumerate(zip(c_t.tolist(), added)):
             norm2 = c * c * norm2 + term
-            for i in range(first, kept):                                   # 4. truncate, downdating the norm
-                k = i - before[start]
-                h = scale * (drop_old[k] + drop_rows.apply_row(k, max(i - start, 0), r + 1, beta))
-                a_i = scale * (beta[i - start] if i >= start else self.ring.beta[i % len(self.ring.index)])
-                norm2 += -2 * (h @ a_i) + (drop_diagonal[k] @ a_i) @ a_i     # spec 6.5
-            norms[r] = norm2
-        self.norm2 = norm2
+            for downdate in downdates.get(r, ()):                         # 4. truncate, downdating the norm
+                norm2 += downdate
+            values.append(norm2)
+        self.norms[start:stop], self.norm2 = values, norm2
+
+    def _downdates(self, start, stop, scales, beta) -> dict:
+        """``{r: [terms]}``: for each index i that round r of the block drops (in order), spec 6.5's
+        ``-2 <f_t(x_i), alpha_i> + <K(x_i, x_i) alpha_i, alpha_i>`` with ``f_t`` the expansion before the drops:
+        the stored terms ``j >= i`` (``_old_terms``) and the block's rounds ``j <= r``, all drops at once."""
+        dropped = np.arange(self.before[start], self.lo[stop - 1])          # indices the block's rounds drop, in order
+        if not len(dropped):
+            return {}
+        rounds = np.searchsorted(self.lo[start:stop], dropped, side="right")   # i is dropped at the first r with lo > i
+        block = np.arange(stop - start)
+        within = (block[None, :] >= np.maximum(dropped - start, 0)[:, None]) & (block[None, :] <= rounds[:, None])
+        rows = KernelRows(self.kernel, self.X[dropped], self.X[start:stop])
+        earlier = rows.apply(beta, within)
+        finite = np.isfinite(beta).all(axis=1)
+        if not finite.all():    # a later infinite beta times the mask's zeros is NaN, where the loop's drops before it are finite
+            before_it = rounds < np.argmin(finite)
+            earlier[before_it] = rows.apply(np.where(finite[:, None], beta, 0.0), within)[before_it]
+        scale = scales[rounds][:, None]
+        h = scale * (self._old_terms(range(dropped[0], dropped[-1] + 1), dropped) + earlier)
+        ring = self.ring
+        a = scale * np.where((dropped >= start)[:, None], beta[np.maximum(dropped - start, 0)],
+                             ring.beta[dropped % len(ring.index)])
+        terms = (-2 * np.einsum("kd,kd->k", h, a)
+                 + np.einsum("kd,kde,ke->k", a, diagonal_blocks(self.kernel, self.X[dropped]), a))   # spec 6.5
+        downdates = {}
+        for r, term in zip(rounds.tolist(), terms.tolist()):
+            downdates.setdefault(r, []).append(term)
+        return downdates

@@ -128,3 +128,39 @@ def test_stream_operands_planted_without_their_accuracy_check_are_caught():
             mock.patch.object(distances.StreamOperands, "left", lambda self, start, stop: self._expansion.left[start:stop]), \
             np.errstate(over="ignore", invalid="ignore"), pytest.raises(AssertionError):
         assert_engines_agree(X, Y[:len(X)], KERNELS["gaussian mu=1"])
+
+
+@pytest.mark.parametrize("block", [7, 256])
+@pytest.mark.parametrize("truncation", [3, 40, "theorem2"])
+def test_truncated_streams_that_overflow_diverge_at_the_reference_round(truncation, block):
+    """eta = 2000 makes the coefficients overflow within a block, while rounds of that block still drop earlier
+    terms: the predictions and norm downdates of the rounds before the overflow stay finite (ovk_fast solves and
+    downdates a block's rounds at once), so both engines report the same round. The reference runs the stream
+    up to 10 rounds past ovk_fast's report (its rounds are those of the whole stream)."""
+    rng = np.random.default_rng(0)
+    X, Y = rng.random((600, 3)), rng.standard_normal((600, 2))
+    kernel = ovk_ref.gaussian_separable(1.0, 2)
+    schedule = ovk_ref.theorem2_schedule(5, 0.3) if truncation == "theorem2" else truncation
+    with warnings.catch_warnings(), _engine((block, 1e-100, 512)):
+        warnings.simplefilter("ignore", divergence.DivergenceWarning)
+        fast = ovk_fast.onorma(X, Y, kernel, lam=1e-4, eta=2000.0, truncation=schedule)
+        rounds = len(X) if fast.diverged_at is None else fast.diverged_at + 10
+        reference = ovk_ref.onorma(X[:rounds], Y[:rounds], kernel, lam=1e-4, eta=2000.0, truncation=schedule)
+    assert fast.diverged_at == reference.diverged_at is not None
+
+
+class _NumpySeeingNoOverflow:
+    """numpy, except that ``isfinite`` says every entry is finite: ovk_fast.onorma's overflow guards planted away."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def isfinite(values):
+        return np.ones(np.shape(values), dtype=bool)
+
+
+def test_the_overflow_guards_planted_away_are_caught():
+    with mock.patch.object(importlib.import_module("ovk_fast.onorma"), "np", _NumpySeeingNoOverflow()), \
+            pytest.raises(AssertionError):
+        test_truncated_streams_that_overflow_diverge_at_the_reference_round(40, 256)
