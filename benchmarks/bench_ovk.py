@@ -436,7 +436,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=7, help="interleaved runs per comparison (medians)")
     parser.add_argument("--engine", action="store_true", help="only the engine comparisons (floor, threads, numpy)")
     parser.add_argument("--operalib-python", help="an interpreter with operalib installed (benchmarks/operalib_onorma.py)")
-    parser.add_argument("--operalib-sizes", default="1000,2000", help="t values for operalib (its fit is O(t^2) Python)")
+    parser.add_argument("--operalib-sizes", default="1000,2000,5000", help="t values for operalib (its fit is O(t^2) Python)")
     parser.add_argument("--scaling", action="store_true", help="only the scaling table (t = 10^3..10^5) and its plot")
     parser.add_argument("--no-plot", action="store_true", help="with --scaling: do not write docs/ovk_fast_scaling.png")
     parser.add_argument("--case", choices=sorted(CASES), help="run one workload --repeat times at t = 5000 and exit")

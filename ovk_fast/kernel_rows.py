@@ -266,3 +266,13 @@ def diagonal_blocks(kernel, X: np.ndarray) -> np.ndarray:
     if isinstance(kernel, WeightedSum):
         return sum(weight * diagonal_blocks(term, X) for weight, term in kernel.terms)
     return np.array([kernel(x, x) for x in X], dtype=float).reshape(len(X), kernel.d, kernel.d)
+
+
+def diagonal_quadratic(kernel, X: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """``<K(X[r], X[r]) A[r], A[r]>`` for every r: with separable terms ``sum_k s_k(x_r, x_r) <B_k a_r, a_r>``,
+    without forming the d x d blocks; else through ``diagonal_blocks``."""
+    terms = separable_terms(kernel)
+    if terms is None:
+        return np.einsum("rd,rde,re->r", A, diagonal_blocks(kernel, X), A)
+    geometry = PairGeometry.diagonal(X)
+    return sum(_scalar_values(scalar, geometry) * np.einsum("rd,ed,re->r", A, B, A) for scalar, B in terms)

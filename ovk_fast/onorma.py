@@ -16,6 +16,8 @@
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy import linalg
 
@@ -25,7 +27,7 @@ from ovk_ref.onorma import ONORMA
 from ovk_ref.records import OnormaRecord
 from ovk_fast.batch import eigenvalue_groups
 from ovk_fast.divergence_watch import DivergenceWatch
-from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, diagonal_blocks
+from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, diagonal_quadratic
 from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread
@@ -51,6 +53,14 @@ def block_schedule(eta: float, lam: float, start: int, stop: int):
     return eta_t[:cut], c_t[:cut], scales[:cut]
 
 
+@functools.cache
+def _strictly_lower(n: int) -> np.ndarray:
+    """``j < r`` for r, j < n (read-only: made once per block size)."""
+    mask = np.tri(n, n, -1, dtype=bool)
+    mask.flags.writeable = False
+    return mask
+
+
 class _Ring:
     """Preallocated stored inputs ``X``, unscaled coefficients ``beta``, their stream indices (-1: empty) and, with
     the stream's expansion operands, their ``right`` operands."""
@@ -67,9 +77,11 @@ class _Ring:
         kept = slice(max(0, len(X) - len(self.index)), len(X))
         indices = np.arange(start, start + len(X))[kept]
         slots = indices % len(self.index)
+        if slots[-1] - slots[0] == len(slots) - 1:      # no wrap: slices, not index arrays
+            slots = slice(slots[0], slots[-1] + 1)
         self.X[slots], self.beta[slots], self.index[slots] = X[kept], beta[kept], indices
         if self.right is not None:
-            self.right[slots] = self.operands.right[indices]
+            self.right[slots] = self.operands.right[indices[0]:indices[-1] + 1]
 
     def filled(self) -> int:
         """Slots in use; they are ``0..filled-1`` (entry i goes to slot ``i % capacity``, i = 0, 1, ...)."""
@@ -185,9 +197,9 @@ class _Run:
         S, B = form
         n = len(scales)
         previous = np.concatenate(([1.0], scales[:-1]))
-        kept = np.tri(n, n, -1, dtype=bool)     # j < r; and j >= first[r] with truncation
+        kept = _strictly_lower(n)               # j < r; and j >= first[r] with truncation
         if self.truncated:
-            kept &= np.arange(n)[None, :] >= firsts[:, None]
+            kept = kept & (np.arange(n)[None, :] >= firsts[:, None])
         lower = np.multiply(S, kept, out=self.workspace.array("lower", (n, n)))
         a = steps / scales
         h = a * previous
@@ -216,16 +228,16 @@ class _Run:
         """``||f_t||^2`` of rounds ``start..stop-1``: the recursion of spec 6.2, downdated by every term that step 4
         drops (6.5, ``_downdates``); the ring still holds the stored terms of the block's start."""
         predictions, new_coefficients = self.predictions[start:stop], self.new_coefficients[start:stop]
-        diagonal = diagonal_blocks(self.kernel, self.X[start:stop])
         # the terms of 6.2 without ||f_{t-1}||^2: 2 c_t <f_{t-1}(x_t), alpha_tt> + <K(x_t, x_t) alpha_tt, alpha_tt>
         added = (2 * c_t * np.einsum("rd,rd->r", predictions, new_coefficients)
-                 + np.einsum("rd,rde,re->r", new_coefficients, diagonal, new_coefficients)).tolist()
+                 + diagonal_quadratic(self.kernel, self.X[start:stop], new_coefficients)).tolist()
         downdates = self._downdates(start, stop, scales, beta)
         norm2, values = self.norm2, []
         for r, (c, term) in enumerate(zip(c_t.tolist(), added)):
             norm2 = c * c * norm2 + term
-            for downdate in downdates.get(r, ()):                         # 4. truncate, downdating the norm
-                norm2 += downdate
+            if downdates:
+                for downdate in downdates.get(r, ()):                     # 4. truncate, downdating the norm
+                    norm2 += downdate
             values.append(norm2)
         self.norms[start:stop], self.norm2 = values, norm2
 
@@ -250,8 +262,7 @@ class _Run:
         ring = self.ring
         a = scale * np.where((dropped >= start)[:, None], beta[np.maximum(dropped - start, 0)],
                              ring.beta[dropped % len(ring.index)])
-        terms = (-2 * np.einsum("kd,kd->k", h, a)
-                 + np.einsum("kd,kde,ke->k", a, diagonal_blocks(self.kernel, self.X[dropped]), a))   # spec 6.5
+        terms = -2 * np.einsum("kd,kd->k", h, a) + diagonal_quadratic(self.kernel, self.X[dropped], a)   # spec 6.5
         downdates = {}
         for r, term in zip(rounds.tolist(), terms.tolist()):
             downdates.setdefault(r, []).append(term)
