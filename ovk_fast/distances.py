@@ -1,10 +1,11 @@
 """Squared distances ``|x_r - z_j|^2`` of many pairs, and the Gaussian exponents ``-|x_r - z_j|^2 / mu``.
 
 Two ways, chosen per block of queries and per tile of stored points:
-* the **expansion** ``2 a.b - |a|^2 - |b|^2`` on the points centred on the mean of the queries (``a = x - c``,
-  ``b = z - c``): one GEMM of augmented rows, a factor (``1/mu``) folded into the queries' operand. Centring
-  removes the cancellation of the uncentred form far from the origin (inputs offset by 1e8 would lose every digit
-  of a distance of order 1 to ``|x|^2 = 1e16``);
+* the **expansion** ``2 a.b - |a|^2 - |b|^2`` on centred points (``a = x - c``, ``b = z - c``; ``c`` the mean of
+  the whole stream, operands built once per run, ``StreamOperands``, or of the block of queries where the block is
+  too far from it, ``Expansion``): one GEMM of augmented rows, a factor (``1/mu``) folded into the queries'
+  operand. Centring removes the cancellation of the uncentred form far from the origin (inputs offset by 1e8
+  would lose every digit of a distance of order 1 to ``|x|^2 = 1e16``);
 * the **direct** sum ``sum_k (x_k - z_k)^2``, coordinate by coordinate, as ``ovk_ref`` computes it (p passes
   over the pairs, about ten times the GEMM's time): a few ulps at any scale, and ``inf`` (a kernel value of 0)
   where a difference overflows, never NaN.

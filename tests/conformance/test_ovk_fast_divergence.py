@@ -19,9 +19,6 @@ from proofs_check.conformance import load_cases
 from proofs_check.conformance.regimes import REGIMES
 from test_ovk_fast_properties import _engine, assert_same_record, term_scales
 
-distances = importlib.import_module("ovk_fast.distances")
-stored_rows = importlib.import_module("ovk_fast.stored_rows")
-
 LARGEST = np.finfo(float).max
 
 
@@ -95,6 +92,7 @@ def _expansion_everywhere(X, Z, out, scratch):
 def test_a_direct_sum_planted_as_the_expansion_is_caught(transform):
     X, Y = _stream()
     X = TRANSFORMS[transform](X)
+    distances, stored_rows = (importlib.import_module(f"ovk_fast.{name}") for name in ("distances", "stored_rows"))
     with mock.patch.object(stored_rows, "direct_squared_distances", _expansion_everywhere), \
             mock.patch.object(distances, "direct_squared_distances", _expansion_everywhere), \
             np.errstate(over="ignore", invalid="ignore"), pytest.raises(AssertionError):
@@ -124,6 +122,7 @@ def test_stream_operands_planted_without_their_accuracy_check_are_caught():
     stored points), however spread its queries."""
     X, Y = _stream()
     X = TRANSFORMS["repeated stream spread 1e9"](X)      # x_{i+5} = x_i: a point meets its repeat in a later block
+    distances = importlib.import_module("ovk_fast.distances")
     with _engine((2, 1e-100, 4)), \
             mock.patch.object(distances.StreamOperands, "left", lambda self, start, stop: self._expansion.left[start:stop]), \
             np.errstate(over="ignore", invalid="ignore"), pytest.raises(AssertionError):
