@@ -35,7 +35,6 @@ import json
 import math
 import os
 import subprocess
-import sys
 import tempfile
 import time
 import tracemalloc
@@ -329,7 +328,7 @@ def breakdown(repeat):
 
 
 def targets(repeat, quick):
-    kernel, kernel_list = kernels()
+    kernel, _ = kernels()
     X, Y = data(5000)
     section(f"batch ridge t = 5000, p = 20, d = 10 (paper: 162 s); {load()}")
     start, cpu_start = time.perf_counter(), time.process_time()
@@ -384,8 +383,9 @@ def scaling(sizes, plot):
         X, Y = data(n)
         cells = []
         for name, run in runs.items():
-            wall, cpu = median_times({name: lambda: run(X, Y)}, 3 if n <= 10_000 else 1)[name]
-            mib = peak_memory(lambda: run(X, Y))
+            once = lambda run=run, X=X, Y=Y: run(X, Y)
+            wall, cpu = median_times({name: once}, 3 if n <= 10_000 else 1)[name]
+            mib = peak_memory(once)
             table[name].append((n, cpu, mib))
             cells.append(f"{wall:9.3f} {cpu:9.3f} {mib:8.0f}")
         print(f"{n:7d} " + " ".join(cells) + f"   ({load()})", flush=True)

@@ -11,13 +11,13 @@ from unittest import mock
 
 import numpy as np
 import pytest
+from test_ovk_fast_properties import _engine, assert_same_record, term_scales
 
 import ovk_fast
 import ovk_ref
 from ovk_ref import divergence
 from proofs_check.conformance import load_cases
 from proofs_check.conformance.regimes import REGIMES
-from test_ovk_fast_properties import _engine, assert_same_record, term_scales
 
 LARGEST = np.finfo(float).max
 
@@ -56,7 +56,7 @@ KERNELS = {
 
 def _runs(X, Y, kernels):
     """(ovk_ref's record, ovk_fast's) of ONORMA with one kernel, MONORMA with several."""
-    arguments = dict(lam=0.1, eta=0.5)
+    arguments = {"lam": 0.1, "eta": 0.5}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", divergence.DivergenceWarning)    # diverged_at says it
         if len(kernels) == 1:
@@ -112,7 +112,7 @@ def test_on_the_stored_vectors_ovk_fast_diverges_where_the_reference_does(case):
     found = divergence.first_divergent({name: case.expected[name] for name in names if name in case.expected},
                                        {name: case.expected[name] for name in norms if name in case.expected},
                                        case.arguments.get("divergence_bound"))
-    expected = None if found is None else int((case.rounds[found[0]] if case.rounds is not None else found[0] + 1))
+    expected = None if found is None else int(case.rounds[found[0]] if case.rounds is not None else found[0] + 1)
     engine = ovk_fast.onorma if case.algorithm == "onorma" else ovk_fast.monorma
     assert engine(case.X, case.Y, **case.call_arguments()).diverged_at == expected
 
