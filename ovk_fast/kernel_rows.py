@@ -7,63 +7,32 @@
 * any other ``OperatorKernel`` as explicit d x d blocks (the generic, slower path);
 * ``WeightedSum``: the weighted parts of its terms.
 
-``apply_rows`` applies the rows of a block of queries against many stored points tile by tile, on ovk_fast's
-threads.
+``ovk_fast.stored_rows`` applies such rows against many stored points tile by tile.
 """
 from __future__ import annotations
-
-import math
-import threading
 
 import numpy as np
 
 from ovk_ref.kernels import Constant, Feature, Gaussian, Linear, LinearQuadratic, Polynomial, Separable, WeightedSum
-from ovk_fast.threads import map_in_order
-
-#: stored points per tile in ``apply_rows``: a 256 x 512 tile of scalar kernel values (1 MiB) stays in a core's
-#: L2 cache from its distance GEMM through the exp to its product with the coefficients, where the whole
-#: 256 x 5000 rows (10 MiB) go to memory and back at each step (measured: 57 ms against 73 ms for the
-#: 12.5M Gaussian values of t = 5000, one core)
-TILE_COLUMNS = 512
-
-
-class Workspace:
-    """One thread's reusable scratch arrays: the tiles of ``apply_rows`` write their distances and kernel values
-    into the same memory tile after tile. A fresh array of 1 MiB is mapped from the system and faulted in page by
-    page: measured at t = 5000, 46000 page faults per ONORMA run, half its CPU time."""
-
-    _local = threading.local()
-
-    def __init__(self):
-        self._buffers = {}
-
-    @classmethod
-    def of_this_thread(cls) -> "Workspace":
-        if not hasattr(cls._local, "workspace"):
-            cls._local.workspace = cls()
-        return cls._local.workspace
-
-    def array(self, key, shape) -> np.ndarray:
-        """An uninitialised C-contiguous array of ``shape``, the same memory for the same ``key`` each time."""
-        size = math.prod(shape)
-        buffer = self._buffers.get(key)
-        if buffer is None or buffer.size < size:
-            buffer = self._buffers[key] = np.empty(size)
-        return buffer[:size].reshape(shape)
+from ovk_fast.distances import Expansion, gaussian_exponents, squared_distances
 
 
 class PairGeometry:
-    """Inner products and squared distances of every pair ``(X[r], Z[j])``, each computed at most once (one
-    GEMM) and shared by all the scalar kernels evaluated on these pairs (several kernels, several terms).
+    """Inner products and squared distances of every pair ``(X[r], Z[j])``, each computed at most once and
+    shared by all the scalar kernels evaluated on these pairs (several kernels, several terms); ``bandwidths``
+    are the mu of their Gaussians (``bandwidths``): they decide how the distances are computed
+    (``ovk_fast.distances``), and with a single one its exponents come from one GEMM.
 
-    With a ``workspace``, these and the kernel values on the pairs are written into its arrays, in the order
-    they are asked for (the n-th array asked of a geometry is the workspace's n-th): valid until the next
-    geometry on the same workspace."""
+    With a ``workspace`` (``ovk_fast.stored_rows.Workspace``), these and the kernel values on the pairs are
+    written into its arrays, in the order they are asked for (the n-th array asked of a geometry is the
+    workspace's n-th): valid until the next geometry on the same workspace."""
 
-    def __init__(self, X: np.ndarray, Z: np.ndarray, workspace: Workspace | None = None):
+    def __init__(self, X: np.ndarray, Z: np.ndarray, workspace=None, bandwidths=()):
         self.X, self.Z = X, Z
         self._inner = self._sqdist = None
         self._workspace, self._arrays = workspace, 0
+        self._factor = exponent_factor(bandwidths)
+        self._only = bandwidths[0] if len(set(bandwidths)) == 1 else None
 
     def new_array(self, shape) -> np.ndarray:
         """An uninitialised array for values on these pairs (from the workspace, if any)."""
@@ -89,29 +58,26 @@ class PairGeometry:
     @property
     def sqdist(self) -> np.ndarray:
         if self._sqdist is None:
-            self._sqdist = squared_distances(self.X, self.Z, out=self.new_array((len(self.X), len(self.Z))))
+            self._sqdist = squared_distances(self.X, self.Z, self.new_array((len(self.X), len(self.Z))), self._factor)
         return self._sqdist
 
-
-def squared_distances(X: np.ndarray, Z: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """``|x_r - z_j|^2`` for every pair, as one GEMM of augmented rows ``|a|^2 + |b|^2 - 2 a.b`` on the centred
-    points ``a = x - c``, ``b = z - c`` with ``c`` the mean of ``Z``. Centring removes the cancellation of the
-    uncentred form far from the origin (inputs offset by 1e8 lose every digit of a distance of order 1 to
-    ``|x|^2 = 1e16``); for points within a factor 2 of ``c`` the subtraction is exact (Sterbenz), so the
-    remaining round-off is relative to the spread of the points, not to their offset. Clipped at 0 in place
-    (round-off leaves +-eps |a|^2 where x = z). Written into ``out`` (n_x x n_z) when given."""
-    centre = np.mean(Z, axis=0) if len(Z) else np.zeros(X.shape[1])
-    A, B = X - centre, Z - centre
-    left = np.hstack([A, np.sum(A * A, axis=1)[:, None], np.ones((len(A), 1))])
-    right = np.hstack([-2 * B, np.ones((len(B), 1)), np.sum(B * B, axis=1)[:, None]])
-    product = np.matmul(left, right.T, out=out)
-    return np.maximum(product, 0.0, out=product)
+    def exponents(self, mu: float) -> np.ndarray:
+        """``-|x - z|^2 / mu`` on the pairs (a new array): where ``mu`` is the geometry's only bandwidth and the
+        expansion is accurate, one GEMM with ``1/mu`` folded in (not clipped at 0: its round-off is within the
+        accuracy bound); else from the squared distances."""
+        shape = (len(self.X), len(self.Z))
+        if self._sqdist is None and mu == self._only:
+            expansion = Expansion(self.X, self._factor, fold=1.0 / mu)
+            right = expansion.right(self.Z, np.empty((len(self.Z), self.Z.shape[1] + 2))) if expansion.usable else None
+            if right is not None:
+                return np.matmul(expansion.left, right.T, out=self.new_array(shape))
+        return gaussian_exponents(self.sqdist, mu, self.new_array(self.sqdist.shape))
 
 
 def _scalar_values(scalar, geometry: PairGeometry) -> np.ndarray:
     """``k`` on the pairs of ``geometry`` for the scalar kernels ovk_fast knows (``KNOWN_SCALARS``)."""
     if isinstance(scalar, Gaussian):
-        exponent = np.multiply(geometry.sqdist, -1.0 / scalar.mu, out=geometry.new_array(geometry.sqdist.shape))
+        exponent = geometry.exponents(scalar.mu)
         return np.exp(exponent, out=exponent)
     if isinstance(scalar, Linear):
         return geometry.inner
@@ -126,7 +92,26 @@ KNOWN_SCALARS = (Gaussian, Linear, Polynomial, Constant)
 
 def scalar_matrix(scalar, X: np.ndarray, Z: np.ndarray) -> np.ndarray:
     """``[k(X[r], Z[j])]`` (n_x x n_z) for a scalar kernel in ``KNOWN_SCALARS``."""
-    return _scalar_values(scalar, PairGeometry(X, Z))
+    return _scalar_values(scalar, PairGeometry(X, Z, bandwidths=[scalar.mu] if isinstance(scalar, Gaussian) else []))
+
+
+def bandwidths(kernels) -> list:
+    """The mu of the Gaussian scalar kernels of ``kernels`` (``Separable`` ones, also as terms of a
+    ``WeightedSum``)."""
+    found = []
+    for kernel in kernels:
+        if isinstance(kernel, WeightedSum):
+            found += bandwidths([term for _, term in kernel.terms])
+        elif isinstance(kernel, Separable) and isinstance(kernel.scalar, Gaussian):
+            found.append(kernel.scalar.mu)
+    return found
+
+
+def exponent_factor(mus) -> float:
+    """The largest ``1/mu`` of ``mus`` (1 without any): what Gaussian exponents multiply a squared distance by,
+    at most (inf for a mu below ~6e-309)."""
+    with np.errstate(over="ignore", divide="ignore"):
+        return max([1.0 / mu for mu in mus], default=1.0)
 
 
 def separable_terms(kernel) -> list | None:
@@ -221,7 +206,8 @@ class KernelRows:
     Pass the same ``geometry`` (a ``PairGeometry(X, Z)``) to the rows of several kernels on the same pairs."""
 
     def __init__(self, kernel, X: np.ndarray, Z: np.ndarray, geometry: PairGeometry | None = None):
-        self.parts = _parts(kernel, geometry if geometry is not None else PairGeometry(X, Z))
+        self.parts = _parts(kernel, geometry if geometry is not None else
+                             PairGeometry(X, Z, bandwidths=bandwidths([kernel])))
 
     def apply(self, C: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
         """``out[r] = sum_j mask[r, j] K(X[r], Z[j]) C[j]`` (all j when ``mask`` is None): an (n_x, d) array."""
@@ -247,14 +233,18 @@ class KernelRows:
 class KernelRowsStack:
     """The rows of several kernels on the same pairs (one ``PairGeometry``), applied together: MONORMA's m
     values ``g^j(x)`` per round. When every kernel is one separable term ``k_j(x, z) B_j``, a row of all m
-    kernels is two stacked products instead of m calls."""
+    kernels is two stacked products instead of m calls. With a ``workspace``, the rows are written into its
+    arrays (as ``PairGeometry``'s): valid until the next rows on the same workspace."""
 
-    def __init__(self, kernels, X: np.ndarray, Z: np.ndarray):
-        geometry = PairGeometry(X, Z)
+    def __init__(self, kernels, X: np.ndarray, Z: np.ndarray, workspace=None):
+        geometry = PairGeometry(X, Z, workspace, bandwidths(kernels))
         self.rows = [KernelRows(kernel, X, Z, geometry) for kernel in kernels]
         forms = [rows.separable_form() for rows in self.rows]
         separable = all(form is not None for form in forms)
-        self.S = np.array([S for S, _ in forms]) if separable else None     # m x n_x x n_z
+        self.S = None                                                        # m x n_x x n_z
+        if separable:
+            self.S = geometry.new_array((len(kernels), len(X), len(Z)))
+            np.stack([S for S, _ in forms], out=self.S)
         self.B = np.array([B for _, B in forms]) if separable else None     # m x d x d
 
     def apply_row(self, r: int, lo: int, hi: int, C: np.ndarray) -> np.ndarray:
@@ -278,21 +268,11 @@ def diagonal_blocks(kernel, X: np.ndarray) -> np.ndarray:
     return np.array([kernel(x, x) for x in X], dtype=float).reshape(len(X), kernel.d, kernel.d)
 
 
-def apply_rows(kernels, X: np.ndarray, Z: np.ndarray, C: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-    """``out[k, r] = sum_j mask[r, j] K_k(X[r], Z[j]) C[j]`` for each kernel ``K_k`` of ``kernels`` (all j when
-    ``mask`` is None): an (m, n_x, d) array, as ``KernelRows(K_k, X, Z).apply(C, mask)``.
-
-    The stored points go in tiles of ``TILE_COLUMNS``; a tile's rows (one ``PairGeometry``, its distances
-    centred on the tile, shared by the kernels) are computed, applied and dropped while in cache. Tiles run on
-    ovk_fast's threads and are summed in tile order, so the result does not depend on the threads."""
-    def tile(lo):
-        hi = min(lo + TILE_COLUMNS, len(Z))
-        geometry = PairGeometry(X, Z[lo:hi], Workspace.of_this_thread())
-        tile_mask = None if mask is None else mask[:, lo:hi]
-        return np.array([KernelRows(kernel, X, Z[lo:hi], geometry).apply(C[lo:hi], tile_mask) for kernel in kernels])
-
-    partial = map_in_order(tile, range(0, len(Z), TILE_COLUMNS))
-    total = partial[0] if partial else np.zeros((len(kernels), len(X), C.shape[1]))
-    for term in partial[1:]:
-        total += term
-    return total
+def diagonal_quadratic(kernel, X: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """``<K(X[r], X[r]) A[r], A[r]>`` for every r: with separable terms ``sum_k s_k(x_r, x_r) <B_k a_r, a_r>``,
+    without forming the d x d blocks; else through ``diagonal_blocks``."""
+    terms = separable_terms(kernel)
+    if terms is None:
+        return np.einsum("rd,rde,re->r", A, diagonal_blocks(kernel, X), A)
+    geometry = PairGeometry.diagonal(X)
+    return sum(_scalar_values(scalar, geometry) * np.einsum("rd,ed,re->r", A, B, A) for scalar, B in terms)

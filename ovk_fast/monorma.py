@@ -2,19 +2,23 @@
 
 As ``ovk_fast.onorma``: one shared coefficient array with a running scale factor, rounds in blocks whose
 kernel rows (one set per kernel, one distance computation per tile shared by the kernels) against the earlier
-inputs are applied tile by tile on ovk_fast's threads; within a block the m rows of a round are applied
-together (``KernelRowsStack``); the gamma recursion (spec 6.2) and the delta update (6.3) act on all m kernels
-at once. No truncation (spec 6.5, E23), as in ovk_ref.
+inputs are applied tile by tile on ovk_fast's threads (``stored_rows.apply_rows``); within a block the m rows of
+a round are applied together (``KernelRowsStack``); the gamma recursion (spec 6.2) and the delta update (6.3)
+act on all m kernels at once, in a loop of numpy calls (``_rounds``) or, for the squared loss and separable
+kernels where numba is installed, compiled (``ovk_fast.compiled``). No truncation (spec 6.5, E23), as in ovk_ref.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ovk_ref import validation
+from ovk_ref.losses import Squared
 from ovk_ref.monorma import MONORMA
 from ovk_ref.records import MonormaRecord
+from ovk_fast import compiled
 from ovk_fast.divergence_watch import DivergenceWatch
-from ovk_fast.kernel_rows import KernelRowsStack, apply_rows, diagonal_blocks
+from ovk_fast.kernel_rows import KernelRowsStack, diagonal_blocks
+from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.onorma import BLOCK_ROUNDS, block_schedule
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread
@@ -39,31 +43,30 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
     weights, gamma = np.full(m, 1.0 / m), np.zeros(m)   # delta_0 = 1/m, gamma_0 = 0 (spec 6.1, E21)
     scale, start = 1.0, 0
     watch = DivergenceWatch(checked)
+    workspace = Workspace()     # the block's own rows: the same memory block after block
+    operands = stream_operands(kernels, X)
     with single_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         while start < n:
             beta[:start] *= scale
             eta_t, c_t, scales = block_schedule(eta, lam, start, min(n, start + BLOCK_ROUNDS))
             stop = start + len(scales)
             block, block_beta = X[start:stop], beta[start:stop]
-            old = apply_rows(kernels, block, X[:start], beta[:start])                      # m x B x d
-            rows = KernelRowsStack(kernels, block, block)
+            left = operands.left(start, stop) if operands is not None else None
+            old = apply_rows(kernels, block, X[:start], beta[:start], None,                  # m x B x d
+                             None if left is None else (left, operands.right[:start]))
+            rows = KernelRowsStack(kernels, block, block, workspace)
             diagonal = np.array([diagonal_blocks(kernel, block) for kernel in kernels])    # m x B x d x d
             scale_list = scales.tolist()
-            for b, (c, previous, scale, step) in enumerate(zip(c_t.tolist(), [1.0] + scale_list, scale_list,
-                                                               (-eta_t).tolist())):
-                t = start + b
-                within = rows.apply_row(b, 0, b, block_beta) if b else 0.0
-                v = previous * (old[:, b] + within)                                 # 1. v_j = g^j_{t-1}(x_t)
-                prediction = predictions[t] = weights @ v                        # 2.
-                new = new_coefficients[t] = step * loss.gradient(prediction, Y[t])   # 3.
-                block_beta[b] = new / scale                                      # 4. shrink
-                gamma = gamma_record[t] = c * c * gamma + (diagonal[:, b] @ new) @ new + 2 * c * (v @ new)   # 5. (6.2)
-                w = weights**2 * np.maximum(gamma, 0.0)                          # 6.
-                if not (all_zero == "keep" and not w.any()):
-                    numerator = w ** (1 / (r + 1))
-                    denominator = (w ** (r / (r + 1))).sum() ** (1 / r)
-                    weights = numerator / denominator if denominator > 0 else numerator * np.nan
-                weights_record[t] = weights
+            records = (predictions[start:stop], new_coefficients[start:stop], block_beta, gamma_record[start:stop],
+                       weights_record[start:stop])
+            if compiled.AVAILABLE and isinstance(loss, Squared) and rows.S is not None:
+                weights, gamma = weights.copy(), gamma.copy()       # updated in place
+                compiled.squared_rounds(rows.S, rows.B, old, diagonal, Y[start:stop], c_t,
+                                        np.concatenate(([1.0], scales[:-1])), scales, -eta_t, weights, gamma, r,
+                                        all_zero == "keep", *records)
+            else:
+                weights, gamma = _rounds(rows, old, diagonal, Y[start:stop], c_t.tolist(), scale_list, (-eta_t).tolist(),
+                                         weights, gamma, checked, records)
             scale = scale_list[-1]
             watch.rounds(start, stop, {"predictions": predictions, "new_coefficients": new_coefficients},
                          {"gamma": gamma_record})
@@ -71,4 +74,26 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
     return MonormaRecord(predictions=predictions, weights=weights_record, gamma=gamma_record,
                          coefficients=scale * beta, new_coefficients=new_coefficients,
                          kernel_evaluations=m * np.arange(1, n + 1), diverged_at=watch.diverged_at)
+
+
+def _rounds(rows, old, diagonal, Y, c_t, scales, steps, weights, gamma, checked, records):
+    """Steps 1-6 of a block's rounds one after the other (any loss, any kernel; spec 6.1-6.3), written into
+    ``records`` (the block's predictions, new coefficients, unscaled coefficients, gammas and weights); returns
+    the last round's weights and gammas."""
+    loss, r, all_zero = checked.loss, checked.r, checked.all_zero
+    predictions, new_coefficients, block_beta, gamma_record, weights_record = records
+    for b, (c, previous, scale, step) in enumerate(zip(c_t, [1.0] + scales, scales, steps)):
+        within = rows.apply_row(b, 0, b, block_beta) if b else 0.0
+        v = previous * (old[:, b] + within)                                 # 1. v_j = g^j_{t-1}(x_t)
+        prediction = predictions[b] = weights @ v                        # 2.
+        new = new_coefficients[b] = step * loss.gradient(prediction, Y[b])   # 3.
+        block_beta[b] = new / scale                                      # 4. shrink
+        gamma = gamma_record[b] = c * c * gamma + (diagonal[:, b] @ new) @ new + 2 * c * (v @ new)   # 5. (6.2)
+        w = weights**2 * np.maximum(gamma, 0.0)                          # 6.
+        if not (all_zero == "keep" and not w.any()):
+            numerator = w ** (1 / (r + 1))
+            denominator = (w ** (r / (r + 1))).sum() ** (1 / r)
+            weights = numerator / denominator if denominator > 0 else numerator * np.nan
+        weights_record[b] = weights
+    return weights, gamma
 

@@ -7,13 +7,16 @@
   (+1: the oldest term is still needed for the norm downdate of the round that drops it); entry i lives in
   slot ``i % capacity``; truncation only moves the first kept index.
 * Rounds in blocks of ``BLOCK_ROUNDS``: the kernel rows of the whole block against the stored points and
-  their contribution to every prediction of the block are computed tile by tile (``kernel_rows.apply_rows``,
-  on ovk_fast's threads); the old coefficients only rescale within the block. Inside the block each round adds
+  their contribution to every prediction of the block are computed tile by tile (``stored_rows.apply_rows``,
+  on ovk_fast's threads; the Gaussian exponents on operands built once per run, ``distances.StreamOperands``,
+  kept in the ring beside the points); the old coefficients only rescale within the block. Inside the block each round adds
   the terms of the block's earlier rounds: for the squared loss and a kernel ``k(x, z) B`` that is a
   triangular linear system, solved at once in B's eigenbasis; otherwise a loop over the rounds does only what
   depends on the previous round.
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 from scipy import linalg
@@ -24,7 +27,8 @@ from ovk_ref.onorma import ONORMA
 from ovk_ref.records import OnormaRecord
 from ovk_fast.batch import eigenvalue_groups
 from ovk_fast.divergence_watch import DivergenceWatch
-from ovk_fast.kernel_rows import KernelRows, apply_rows, diagonal_blocks
+from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, diagonal_quadratic
+from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread
 from ovk_fast.support import first_kept, kept_before
@@ -49,20 +53,35 @@ def block_schedule(eta: float, lam: float, start: int, stop: int):
     return eta_t[:cut], c_t[:cut], scales[:cut]
 
 
-class _Ring:
-    """Preallocated stored inputs ``X``, unscaled coefficients ``beta`` and their stream indices (-1: empty)."""
+@functools.cache
+def _strictly_lower(n: int) -> np.ndarray:
+    """``j < r`` for r, j < n (read-only: made once per block size)."""
+    mask = np.tri(n, n, -1, dtype=bool)
+    mask.flags.writeable = False
+    return mask
 
-    def __init__(self, capacity: int, p: int, d: int):
+
+class _Ring:
+    """Preallocated stored inputs ``X``, unscaled coefficients ``beta``, their stream indices (-1: empty) and, with
+    the stream's expansion operands, their ``right`` operands."""
+
+    def __init__(self, capacity: int, p: int, d: int, operands):
         self.X = np.zeros((capacity, p))
         self.beta = np.zeros((capacity, d))
         self.index = np.full(capacity, -1)
+        self.operands = operands if operands is not None and operands.right is not None else None
+        self.right = np.zeros((capacity, p + 2)) if self.operands is not None else None
 
     def put(self, start: int, X, beta) -> None:
         """Store entries ``start, start + 1, ...``; of more than ``capacity``, only the last ``capacity`` stay."""
         kept = slice(max(0, len(X) - len(self.index)), len(X))
         indices = np.arange(start, start + len(X))[kept]
         slots = indices % len(self.index)
+        if slots[-1] - slots[0] == len(slots) - 1:      # no wrap: slices, not index arrays
+            slots = slice(slots[0], slots[-1] + 1)
         self.X[slots], self.beta[slots], self.index[slots] = X[kept], beta[kept], indices
+        if self.right is not None:
+            self.right[slots] = self.operands.right[indices[0]:indices[-1] + 1]
 
     def filled(self) -> int:
         """Slots in use; they are ``0..filled-1`` (entry i goes to slot ``i % capacity``, i = 0, 1, ...)."""
@@ -107,15 +126,22 @@ class _Run:
         self.truncated = checked.schedule is not None
         n, d = Y.shape
         capacity = int(np.max(np.arange(n) - self.before)) + 1   # support of f_{t-1} plus the new term
-        self.ring = _Ring(capacity, X.shape[1], d)
+        self.ring = _Ring(capacity, X.shape[1], d, stream_operands([self.kernel], X))
         self.scale, self.norm2 = 1.0, 0.0
+        self._eigen = None              # (Q, [(indices, eigenvalue), ...]) of B for _affine_rounds, once per run
+        self.bandwidths = bandwidths([self.kernel])
+        self.workspace = Workspace()    # the block's own rows and solve: the same memory block after block
         self.predictions, self.new_coefficients, self.norms = np.zeros((n, d)), np.zeros((n, d)), np.zeros(n)
 
-    def _old_terms(self, queries, first):
-        """``sum_j K(queries[r], x_j) beta_j`` over stored j >= first[r] (all stored j without truncation)."""
+    def _old_terms(self, rows: range, first):
+        """``sum_j K(x_r, x_j) beta_j`` for the inputs ``r`` in ``rows``, over stored j >= first[r] (all stored j
+        without truncation)."""
         filled = self.ring.filled()
         mask = self.ring.index[None, :filled] >= first[:, None] if self.truncated else None
-        return apply_rows([self.kernel], queries, self.ring.X[:filled], self.ring.beta[:filled], mask)[0]
+        left = self.ring.operands.left(rows.start, rows.stop) if self.ring.operands is not None else None
+        operands = None if left is None else (left, self.ring.right[:filled])
+        return apply_rows([self.kernel], self.X[rows.start:rows.stop], self.ring.X[:filled], self.ring.beta[:filled],
+                          mask, operands)[0]
 
     def block(self, start: int, stop: int) -> int:
         """Rounds ``start..stop-1`` (0-based); returns the first round not run (earlier if ``scale`` gets small).
@@ -129,8 +155,8 @@ class _Run:
         eta_t, c_t, scales = block_schedule(self.eta, self.lam, start, stop)
         stop = start + len(scales)
         queries = X[start:stop]
-        old = self._old_terms(queries, before[start:stop])
-        rows = KernelRows(self.kernel, queries, queries)
+        old = self._old_terms(range(start, stop), before[start:stop])
+        rows = KernelRows(self.kernel, queries, queries, PairGeometry(queries, queries, self.workspace, self.bandwidths))
         firsts = np.maximum(before[start:stop] - start, 0)
         steps = -eta_t
         records = self.predictions[start:stop], self.new_coefficients[start:stop]
@@ -171,46 +197,73 @@ class _Run:
         S, B = form
         n = len(scales)
         previous = np.concatenate(([1.0], scales[:-1]))
-        lower = np.tril(S, -1)
+        kept = _strictly_lower(n)               # j < r; and j >= first[r] with truncation
         if self.truncated:
-            lower = lower * (np.arange(n)[None, :] >= firsts[:, None])
+            kept = kept & (np.arange(n)[None, :] >= firsts[:, None])
+        lower = np.multiply(S, kept, out=self.workspace.array("lower", (n, n)))
         a = steps / scales
         h = a * previous
-        w, Q = np.linalg.eigh(B)
+        if self._eigen is None:         # B is the kernel's, the same in every block
+            w, Q = np.linalg.eigh(B)
+            self._eigen = Q, [(group, np.mean(w[group])) for group in eigenvalue_groups(w)]
+        Q, groups = self._eigen
         right = (h[:, None] * old - a[:, None] * Y) @ Q
-        scaled = h[:, None] * lower
-        Z = np.empty_like(right)
-        for group in eigenvalue_groups(w):      # one solve per distinct eigenvalue (the paper's J has two)
-            Z[:, group] = linalg.solve_triangular(-np.mean(w[group]) * scaled, right[:, group], lower=True,
-                                                  unit_diagonal=True, check_finite=False)
+        Z, system = np.empty_like(right), self.workspace.array("system", (n, n))
+        for group, eigenvalue in groups:     # one solve per distinct eigenvalue (the paper's J has two)
+            np.multiply(lower, (-eigenvalue * h)[:, None], out=system)   # I + system: unit diagonal, not stored
+            Z[:, group] = linalg.solve_triangular(system, right[:, group], lower=True, unit_diagonal=True,
+                                                  check_finite=False)
         beta = Z @ Q.T
-        predictions = previous[:, None] * (old + (lower @ beta) @ B.T)             # 1. f_{t-1}(x_t)
+        earlier = lower @ beta
+        overflow = np.flatnonzero(~np.isfinite(beta).all(axis=1))
+        if len(overflow):   # the zeros of lower's upper part times a later infinite beta are NaN: not in the loop
+            first = overflow[0]
+            earlier[:first + 1] = lower[:first + 1, :first] @ beta[:first]
+        predictions = previous[:, None] * (old + earlier @ B.T)                    # 1. f_{t-1}(x_t)
         records[0][:] = predictions
         records[1][:] = steps[:, None] * (predictions - Y)                           # 2. alpha_{t,t}
         return beta
 
     def _norms(self, start, stop, c_t, scales, beta):
         """``||f_t||^2`` of rounds ``start..stop-1``: the recursion of spec 6.2, downdated by every term that step 4
-        drops (6.5); the ring still holds the stored terms of the block's start."""
-        lo, before = self.lo, self.before
+        drops (6.5, ``_downdates``); the ring still holds the stored terms of the block's start."""
         predictions, new_coefficients = self.predictions[start:stop], self.new_coefficients[start:stop]
-        diagonal = diagonal_blocks(self.kernel, self.X[start:stop])
         # the terms of 6.2 without ||f_{t-1}||^2: 2 c_t <f_{t-1}(x_t), alpha_tt> + <K(x_t, x_t) alpha_tt, alpha_tt>
         added = (2 * c_t * np.einsum("rd,rd->r", predictions, new_coefficients)
-                 + np.einsum("rd,rde,re->r", new_coefficients, diagonal, new_coefficients)).tolist()
-        dropped = np.arange(before[start], lo[stop - 1])                  # indices the block's rounds drop, in order
-        if len(dropped):        # (the loop below reads these only for a dropped term)
-            drop_old = self._old_terms(self.X[dropped], dropped)
-            drop_rows = KernelRows(self.kernel, self.X[dropped], self.X[start:stop])
-            drop_diagonal = diagonal_blocks(self.kernel, self.X[dropped])
-        norm2, norms = self.norm2, self.norms[start:stop]
-        drops = zip(before[start:stop].tolist(), lo[start:stop].tolist())
-        for r, (c, term, scale, (first, kept)) in enumerate(zip(c_t.tolist(), added, scales.tolist(), drops)):
+                 + diagonal_quadratic(self.kernel, self.X[start:stop], new_coefficients)).tolist()
+        downdates = self._downdates(start, stop, scales, beta)
+        norm2, values = self.norm2, []
+        for r, (c, term) in enumerate(zip(c_t.tolist(), added)):
             norm2 = c * c * norm2 + term
-            for i in range(first, kept):                                   # 4. truncate, downdating the norm
-                k = i - before[start]
-                h = scale * (drop_old[k] + drop_rows.apply_row(k, max(i - start, 0), r + 1, beta))
-                a_i = scale * (beta[i - start] if i >= start else self.ring.beta[i % len(self.ring.index)])
-                norm2 += -2 * (h @ a_i) + (drop_diagonal[k] @ a_i) @ a_i     # spec 6.5
-            norms[r] = norm2
-        self.norm2 = norm2
+            if downdates:
+                for downdate in downdates.get(r, ()):                     # 4. truncate, downdating the norm
+                    norm2 += downdate
+            values.append(norm2)
+        self.norms[start:stop], self.norm2 = values, norm2
+
+    def _downdates(self, start, stop, scales, beta) -> dict:
+        """``{r: [terms]}``: for each index i that round r of the block drops (in order), spec 6.5's
+        ``-2 <f_t(x_i), alpha_i> + <K(x_i, x_i) alpha_i, alpha_i>`` with ``f_t`` the expansion before the drops:
+        the stored terms ``j >= i`` (``_old_terms``) and the block's rounds ``j <= r``, all drops at once."""
+        dropped = np.arange(self.before[start], self.lo[stop - 1])          # indices the block's rounds drop, in order
+        if not len(dropped):
+            return {}
+        rounds = np.searchsorted(self.lo[start:stop], dropped, side="right")   # i is dropped at the first r with lo > i
+        block = np.arange(stop - start)
+        within = (block[None, :] >= np.maximum(dropped - start, 0)[:, None]) & (block[None, :] <= rounds[:, None])
+        rows = KernelRows(self.kernel, self.X[dropped], self.X[start:stop])
+        earlier = rows.apply(beta, within)
+        finite = np.isfinite(beta).all(axis=1)
+        if not finite.all():    # a later infinite beta times the mask's zeros is NaN, where the loop's drops before it are finite
+            before_it = rounds < np.argmin(finite)
+            earlier[before_it] = rows.apply(np.where(finite[:, None], beta, 0.0), within)[before_it]
+        scale = scales[rounds][:, None]
+        h = scale * (self._old_terms(range(dropped[0], dropped[-1] + 1), dropped) + earlier)
+        ring = self.ring
+        a = scale * np.where((dropped >= start)[:, None], beta[np.maximum(dropped - start, 0)],
+                             ring.beta[dropped % len(ring.index)])
+        terms = -2 * np.einsum("kd,kd->k", h, a) + diagonal_quadratic(self.kernel, self.X[dropped], a)   # spec 6.5
+        downdates = {}
+        for r, term in zip(rounds.tolist(), terms.tolist()):
+            downdates.setdefault(r, []).append(term)
+        return downdates

@@ -8,8 +8,10 @@ the tile width of the kernel rows (several tiles, summed from the pool's threads
 """
 import dataclasses
 import importlib
+import inspect
 import multiprocessing
 import os
+import textwrap
 from contextlib import ExitStack
 from unittest import mock
 
@@ -28,7 +30,12 @@ onorma_module = importlib.import_module("ovk_fast.onorma")
 monorma_module = importlib.import_module("ovk_fast.monorma")
 batch_module = importlib.import_module("ovk_fast.batch")
 kernel_rows_module = importlib.import_module("ovk_fast.kernel_rows")
+stored_rows_module = importlib.import_module("ovk_fast.stored_rows")
 threads_module = importlib.import_module("ovk_fast.threads")
+compiled_module = importlib.import_module("ovk_fast.compiled")
+
+#: MONORMA's round loops to certify: the numpy loop always, the compiled one where numba is installed
+ROUND_LOOPS = [False, True] if compiled_module.AVAILABLE else [False]
 
 SMOOTH_LOSSES = ["squared", {"type": "huber", "delta": 0.5}, "softmax"]
 
@@ -37,13 +44,13 @@ def engine_settings():
     """(rounds per block, rescale threshold, stored points per tile): tiny blocks, a threshold that folds the
     scale every few rounds, and tiles of a few points, so that several tiles are summed (on the threads)."""
     return st.tuples(st.sampled_from([1, 2, 3, onorma_module.BLOCK_ROUNDS]), st.sampled_from([0.9, onorma_module.RESCALE_BELOW]),
-                     st.sampled_from([1, 3, kernel_rows_module.TILE_COLUMNS]))
+                     st.sampled_from([1, 3, stored_rows_module.TILE_COLUMNS]))
 
 
 def _engine(settings):
     block, rescale, tile = settings
     stack = ExitStack()
-    stack.enter_context(mock.patch.object(kernel_rows_module, "TILE_COLUMNS", tile))
+    stack.enter_context(mock.patch.object(stored_rows_module, "TILE_COLUMNS", tile))
     for module in (onorma_module, monorma_module):
         stack.enter_context(mock.patch.object(module, "BLOCK_ROUNDS", block))
     stack.enter_context(mock.patch.object(onorma_module, "RESCALE_BELOW", rescale))   # block_schedule's, for both
@@ -163,7 +170,8 @@ def test_monorma_matches_the_reference(data):
     lam, eta = data.draw(strategies.step_parameters(), label="lam, eta")
     r = data.draw(st.floats(0.25, 4.0), label="r")
     reference = ovk_ref.monorma(X, Y, kernels, lam=lam, eta=eta, r=r, loss=loss)
-    with _engine(data.draw(engine_settings(), label="engine")):
+    with _engine(data.draw(engine_settings(), label="engine")), \
+            mock.patch.object(compiled_module, "AVAILABLE", data.draw(st.sampled_from(ROUND_LOOPS), label="compiled")):
         fast = ovk_fast.monorma(X, Y, kernels, lam=lam, eta=eta, r=r, loss=loss)
     assert_same_record(fast, reference, term_scales(X, Y, kernels, reference, eta))
 
@@ -286,13 +294,38 @@ def test_a_stream_longer_than_two_blocks_matches_the_reference(truncation):
         assert fast.support_sizes[-1] < onorma_module.BLOCK_ROUNDS < n
 
 
-def test_monorma_longer_than_a_block_matches_the_reference():
+@pytest.mark.parametrize("compiled", ROUND_LOOPS, ids=lambda compiled: "compiled" if compiled else "numpy loop")
+def test_monorma_longer_than_a_block_matches_the_reference(compiled):
     n = onorma_module.BLOCK_ROUNDS + 8
     X, Y = linear_related_tasks(n, p=2, d=2, seed=6)
     kernels = [ovk_ref.gaussian_separable(0.5, 2), ovk_ref.gaussian_separable(2.0, 2)]
     reference = ovk_ref.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
-    fast = ovk_fast.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
+    with mock.patch.object(compiled_module, "AVAILABLE", compiled):
+        fast = ovk_fast.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
     assert_same_record(fast, reference, term_scales(X, Y, kernels, reference, 0.5))
+
+
+@pytest.mark.skipif(not compiled_module.AVAILABLE, reason="numba is not installed: the numpy loop is the engine")
+def test_the_compiled_rounds_are_taken_and_a_planted_fault_in_them_is_caught():
+    """Where numba is installed, MONORMA's squared-loss rounds run compiled (so the checks above certify them);
+    the same loop with the cross term of the gamma recursion (spec 6.2) dropped fails the comparison."""
+    X, Y = linear_related_tasks(40, p=2, d=2, seed=6)
+    kernels = [ovk_ref.gaussian_separable(0.5, 2), ovk_ref.gaussian_separable(2.0, 2)]
+    reference = ovk_ref.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
+    scales = term_scales(X, Y, kernels, reference, 0.5)
+    calls = []
+    original = compiled_module.squared_rounds
+    with mock.patch.object(compiled_module, "squared_rounds", lambda *a: calls.append(1) or original(*a)):
+        assert_same_record(ovk_fast.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5), reference, scales)
+    assert calls
+    source = textwrap.dedent(inspect.getsource(compiled_module._squared_rounds))
+    assert source.count(" + 2 * c * cross") == 1
+    namespace = {"np": np}
+    exec(source.replace(" + 2 * c * cross", ""), namespace)   # run as plain Python: the same loop, uncompiled
+    with mock.patch.object(compiled_module, "squared_rounds", namespace["_squared_rounds"]):
+        planted = ovk_fast.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
+    with pytest.raises(AssertionError, match="gamma|weights|predictions"):
+        assert_same_record(planted, reference, scales)
 
 
 def _small_gaussian_run(n):
@@ -353,8 +386,8 @@ def test_tiled_rows_of_several_kernels_equal_each_kernels_own_rows(data):
     kernels = data.draw(st.lists(strategies.kernels(d, p), min_size=1, max_size=3), label="kernels")
     X, _ = data.draw(strategies.streams(p, d, max_n=6), label="queries")
     Z, C = data.draw(strategies.streams(p, d, max_n=12), label="stored points, coefficients")
-    with mock.patch.object(kernel_rows_module, "TILE_COLUMNS", data.draw(st.sampled_from([1, 2, 5]), label="tile")):
-        tiled = kernel_rows_module.apply_rows(kernels, X, Z, C)
+    with mock.patch.object(stored_rows_module, "TILE_COLUMNS", data.draw(st.sampled_from([1, 2, 5]), label="tile")):
+        tiled = stored_rows_module.apply_rows(kernels, X, Z, C)
     for kernel, rows in zip(kernels, tiled):
         own = kernel_rows_module.KernelRows(kernel, X, Z)
         # two summation orders of the same terms K(x_r, z_j) c_j: round-off relative to the terms, not to the sum
@@ -388,3 +421,27 @@ def test_the_block_solve_runs_the_rounds_the_loop_runs_up_to_and_at_the_divergen
     np.testing.assert_allclose(block.predictions[:before], loop.predictions[:before], rtol=tolerances.CONFORMANCE_RTOL, atol=0)
     for field in ("predictions", "new_coefficients", "rkhs_norm2"):
         np.testing.assert_array_equal(np.isfinite(getattr(block, field)), np.isfinite(getattr(loop, field)), err_msg=field)
+
+
+def test_a_drifting_stream_centres_each_block_where_the_streams_centre_is_too_far():
+    """The Gaussian exponents' expansion is centred on the stream's mean while a block of queries stays close enough
+    to it for the accuracy bound (``ovk_fast.distances``), else on the block's own mean: a stream whose last rounds
+    drift away by 200 + 1 per round (mu = 1) takes both, and matches the reference; so does MONORMA."""
+    rng = np.random.default_rng(8)
+    n = 48
+    X = rng.uniform(size=(n, 2)) + np.where(np.arange(n) < 44, 0.0, 200.0 + np.arange(n))[:, None]
+    Y = rng.standard_normal((n, 2))
+    kernel = ovk_ref.gaussian_separable(1.0, 2)
+    distances_module = importlib.import_module("ovk_fast.distances")
+    sliced = []
+    original = distances_module.StreamOperands.left
+    with _engine((8, onorma_module.RESCALE_BELOW, 4)), mock.patch.object(
+            distances_module.StreamOperands, "left", lambda self, *a: sliced.append(original(self, *a)) or sliced[-1]):
+        fast = ovk_fast.onorma(X, Y, kernel, lam=0.1, eta=0.5)
+        fast_m = ovk_fast.monorma(X, Y, [kernel, ovk_ref.gaussian_separable(3.0, 2)], lam=0.1, eta=0.5, r=1.0)
+    assert any(left is None for left in sliced) and any(left is not None for left in sliced)
+    reference = ovk_ref.onorma(X, Y, kernel, lam=0.1, eta=0.5)
+    assert_same_record(fast, reference, term_scales(X, Y, [kernel], reference, 0.5))
+    kernels = [kernel, ovk_ref.gaussian_separable(3.0, 2)]
+    reference_m = ovk_ref.monorma(X, Y, kernels, lam=0.1, eta=0.5, r=1.0)
+    assert_same_record(fast_m, reference_m, term_scales(X, Y, kernels, reference_m, 0.5))

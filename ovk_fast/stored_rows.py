@@ -1,0 +1,189 @@
+"""The rows of a block of queries against many stored points, applied to the stored coefficients tile by tile:
+``out[k, r] = sum_j mask[r, j] K_k(X[r], Z[j]) C[j]`` (ONORMA's and MONORMA's kernel rows against the past).
+
+The stored points go in tiles of ``TILE_COLUMNS``; a tile's kernel values are computed, applied and dropped
+while in cache, in per-thread reusable memory (``Workspace``). Kernels that are sums of separable terms
+``k(x, z) B`` with known scalars (the paper's) take the fused path ``SeparableTiles``: what does not depend on
+the tile is computed once per block, a tile is one GEMM for its exponents or inner products, the values in place
+(``exp``), and one GEMM with the coefficients; ``B`` multiplies the sum over the tiles once. Other kernels take
+their ``KernelRows`` tile by tile. Tiles run on ovk_fast's threads and are summed in tile order, so the result
+does not depend on the threads.
+"""
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+
+from ovk_ref.kernels import Gaussian, Linear, Polynomial
+from ovk_fast.distances import Expansion, StreamOperands, direct_squared_distances, gaussian_exponents
+from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, exponent_factor, separable_terms
+from ovk_fast.threads import map_in_order
+
+#: stored points per tile: a 256 x 512 tile of kernel values (1 MiB) stays in a core's L2 cache from its
+#: exponent GEMM through the exp to its product with the coefficients, where the whole 256 x 5000 rows (10 MiB)
+#: go to memory and back at each step (measured: 57 ms against 73 ms for the 12.5M Gaussian values of
+#: t = 5000, one core)
+TILE_COLUMNS = 512
+
+
+class Workspace:
+    """One thread's reusable scratch arrays: the tiles write their exponents and kernel values into the same
+    memory tile after tile. A fresh array of 1 MiB is mapped from the system and faulted in page by page:
+    measured at t = 5000, 46000 page faults per ONORMA run, half its CPU time."""
+
+    _local = threading.local()
+
+    def __init__(self):
+        self._buffers = {}
+
+    @classmethod
+    def of_this_thread(cls) -> "Workspace":
+        if not hasattr(cls._local, "workspace"):
+            cls._local.workspace = cls()
+        return cls._local.workspace
+
+    def array(self, key, shape) -> np.ndarray:
+        """An uninitialised C-contiguous array of ``shape``, the same memory for the same ``key`` each time."""
+        size = math.prod(shape)
+        buffer = self._buffers.get(key)
+        if buffer is None or buffer.size < size:
+            buffer = self._buffers[key] = np.empty(size)
+        return buffer[:size].reshape(shape)
+
+
+def _tile_starts(n: int) -> range:
+    return range(0, n, TILE_COLUMNS)
+
+
+def _sum_in_order(partials: list, empty: np.ndarray) -> np.ndarray:
+    total = partials[0] if partials else empty
+    for term in partials[1:]:
+        total += term
+    return total
+
+
+def _distinct_scalars(kernel_terms: list) -> tuple[list, list]:
+    """The distinct scalar kernels of the terms, and ``(kernel index, scalar index, B)`` for every term."""
+    scalars, outputs, keys = [], [], []
+    for k, terms in enumerate(kernel_terms):
+        for scalar, B in terms:
+            key = (type(scalar), tuple(sorted(scalar.params().items())))
+            if key not in keys:
+                scalars.append(scalar)
+                keys.append(key)
+            outputs.append((k, keys.index(key), B))
+    return scalars, outputs
+
+
+def _exponent_scaling(gaussians: list) -> tuple[float, float]:
+    """``(factor, fold)`` of the expansion for these Gaussians: the largest ``1/mu``, and the factor folded into
+    the queries' operand: ``1/mu`` of the only bandwidth (the GEMM gives its exponents), else 1 (``-|x - z|^2``)."""
+    with np.errstate(over="ignore", divide="ignore"):
+        return exponent_factor([s.mu for s in gaussians]), (1.0 / gaussians[0].mu if len(gaussians) == 1 else 1.0)
+
+
+def stream_operands(kernels, X: np.ndarray) -> StreamOperands | None:
+    """The expansion's operands for every input of the stream ``X``, for ``apply_rows(kernels, ...)`` (None where
+    its kernels take no Gaussian expansion)."""
+    terms = [separable_terms(kernel) for kernel in kernels]
+    if any(term is None for term in terms):
+        return None
+    gaussians = [s for s in _distinct_scalars(terms)[0] if isinstance(s, Gaussian)]
+    return StreamOperands(X, *_exponent_scaling(gaussians)) if gaussians else None
+
+
+class SeparableTiles:
+    """The stored rows of kernels ``K_k = sum_i k_ki(x, z) B_ki`` (scalars in ``KNOWN_SCALARS``).
+
+    Per distinct scalar ``s``, ``P_s = sum_tiles s(X, Z_tile) C_tile`` (n_x x d); then
+    ``out[k] = sum_s P_s Bsum_ks^T`` with ``Bsum_ks`` the sum of kernel k's ``B`` on scalar s. The Gaussians'
+    exponents come from one GEMM per tile: on ``operands`` ``(left, right)`` sliced from the stream's
+    (``stream_operands``) where given, else on the queries' operand built once (``distances.Expansion``) and the
+    tile's built in the tile; with a single bandwidth the factor ``1/mu`` is folded in, so the GEMM gives the
+    exponents themselves. The direct sum where the expansion is not accurate (``ovk_fast.distances``)."""
+
+    def __init__(self, kernel_terms: list, X: np.ndarray, Z: np.ndarray, operands=None):
+        self.X, self.Z = X, Z
+        self.scalars, self.outputs = _distinct_scalars(kernel_terms)
+        self.kernels = len(kernel_terms)
+        gaussians = [s for s in self.scalars if isinstance(s, Gaussian)]
+        self.folded = len(gaussians) == 1        # the GEMM gives the only Gaussian's exponents -|x - z|^2 / mu
+        self.left, self.right = operands if operands is not None else (None, None)
+        self.expansion = None
+        if gaussians and self.left is None:
+            self.expansion = Expansion(X, *_exponent_scaling(gaussians))
+        self.gaussians = bool(gaussians)
+        self.inner = any(isinstance(s, (Linear, Polynomial)) for s in self.scalars)
+
+    def _tile(self, lo: int, C: np.ndarray, mask) -> np.ndarray:
+        """``[s(X, Z_tile) C_tile for each scalar s]``: an (n_scalars, n_x, d) array."""
+        X, Z = self.X, self.Z[lo:lo + TILE_COLUMNS]
+        workspace, shape = Workspace.of_this_thread(), (len(X), len(Z))
+        exponents = inner = direct = None
+        if self.gaussians:                 # -fold |x - z|^2, or |x - z|^2 by the direct sum
+            exponents = workspace.array("exponents", shape)
+            left, right = self.left, None if self.right is None else self.right[lo:lo + len(Z)]
+            if right is None and self.expansion.usable:
+                left = self.expansion.left
+                right = self.expansion.right(Z, workspace.array("right", (len(Z), X.shape[1] + 2)))
+            direct = right is None
+            if direct:
+                direct_squared_distances(X, Z, exponents, workspace.array("scratch", shape))
+            else:
+                np.matmul(left, right.T, out=exponents)
+        if self.inner:
+            inner = np.matmul(X, Z.T, out=workspace.array("inner", shape))
+        products = np.empty((len(self.scalars), len(X), C.shape[1]))
+        for index, scalar in enumerate(self.scalars):
+            values = self._values(scalar, exponents, direct, inner, workspace, shape)
+            if mask is not None:
+                values = np.multiply(values, mask[:, lo:lo + len(Z)], out=workspace.array("masked", shape))
+            np.matmul(values, C[lo:lo + len(Z)], out=products[index])
+        return products
+
+    def _values(self, scalar, exponents, direct, inner, workspace, shape) -> np.ndarray:
+        if isinstance(scalar, Gaussian):
+            if direct:                      # the direct sum gave |x - z|^2
+                values = gaussian_exponents(exponents, scalar.mu, workspace.array("values", shape))
+            elif self.folded:
+                values = exponents
+            else:
+                values = np.multiply(exponents, 1.0 / scalar.mu, out=workspace.array("values", shape))
+            return np.exp(values, out=values)
+        if isinstance(scalar, Linear):
+            return inner
+        if isinstance(scalar, Polynomial):
+            values = np.add(inner, scalar.offset, out=workspace.array("values", shape))
+            return np.power(values, scalar.degree, out=values)
+        values = workspace.array("values", shape)   # Constant
+        values.fill(scalar.c)
+        return values
+
+    def apply(self, C: np.ndarray, mask) -> np.ndarray:
+        partials = map_in_order(lambda lo: self._tile(lo, C, mask), _tile_starts(len(self.Z)))
+        P = _sum_in_order(partials, np.zeros((len(self.scalars), len(self.X), C.shape[1])))
+        out = np.zeros((self.kernels, len(self.X), C.shape[1]))
+        for k, index, B in self.outputs:
+            out[k] += P[index] @ B.T
+        return out
+
+
+def apply_rows(kernels, X: np.ndarray, Z: np.ndarray, C: np.ndarray, mask: np.ndarray | None = None,
+               operands=None) -> np.ndarray:
+    """``out[k, r] = sum_j mask[r, j] K_k(X[r], Z[j]) C[j]`` for each kernel ``K_k`` of ``kernels`` (all j when
+    ``mask`` is None): an (m, n_x, d) array, as ``KernelRows(K_k, X, Z).apply(C, mask)``. ``operands``: the
+    expansion's ``(left, right)`` rows of ``X`` and ``Z`` from ``stream_operands(kernels, ...)``, if any."""
+    terms = [separable_terms(kernel) for kernel in kernels]
+    if all(term is not None for term in terms):
+        return SeparableTiles(terms, X, Z, operands).apply(C, mask)
+    mus = bandwidths(kernels)
+
+    def tile(lo):
+        hi = min(lo + TILE_COLUMNS, len(Z))
+        geometry = PairGeometry(X, Z[lo:hi], Workspace.of_this_thread(), mus)
+        tile_mask = None if mask is None else mask[:, lo:hi]
+        return np.array([KernelRows(kernel, X, Z[lo:hi], geometry).apply(C[lo:hi], tile_mask) for kernel in kernels])
+
+    return _sum_in_order(map_in_order(tile, _tile_starts(len(Z))), np.zeros((len(kernels), len(X), C.shape[1])))
