@@ -1,10 +1,14 @@
-"""Where ``ovk-check`` writes its files (issue 13, item 5): ``--json -`` is standard output, and every output
-path (``--json FILE``, the ``--out`` folder) is checked before the work starts, so that a path that cannot be
-written is a usage error (exit 2) at once instead of a failure after the whole run."""
+"""Where ``ovk-check`` writes its files: ``--json -`` is standard output, and every output path (``--json FILE``,
+the ``--out`` folder) is checked before the work starts, so that a path that cannot be written is a usage error
+(exit 2) at once instead of a failure after the whole run. Files are replaced atomically
+(``ovk_ref.atomic_file``): an error while writing (a full disk) leaves the previous file whole and raises
+``OutputError``, which the CLI reports in one line with exit status 4."""
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from ovk_ref import atomic_file
 
 #: ``--json -`` writes the JSON to standard output (the human-readable text then goes to standard error)
 STDOUT = "-"
@@ -21,12 +25,13 @@ class StandardOutput:
 
 
 def write_text(target, text: str) -> None:
-    """Write ``text`` to the path ``target`` or, for ``--json -``, to standard output."""
+    """Write ``text`` to the path ``target`` (replaced atomically; ``OutputError`` on an I/O error, the previous
+    file intact) or, for ``--json -``, to standard output."""
     if isinstance(target, StandardOutput):
         target.stream.write(text)
         target.stream.flush()
     else:
-        Path(target).write_text(text, encoding="utf-8")
+        atomic_file.write_text(target, text)
 
 
 def _writable_folder(path: Path) -> bool:
