@@ -20,18 +20,23 @@ from pathlib import Path
 
 
 class OutputError(OSError):
-    """An output file could not be written (``filename``, ``errno``, ``strerror`` as for any ``OSError``); its
-    previous content, if it had one, is intact."""
+    """An output could not be written (``filename``, ``errno``, ``strerror`` as for any ``OSError``). When
+    ``replaced`` (a file written by ``replacing``), its previous content, if it had one, is intact."""
+
+    replaced = True
 
     def __str__(self) -> str:
         code = errno.errorcode.get(self.errno, "unknown errno")
-        return (f"cannot write {self.filename}: {self.strerror} ({code}, errno {self.errno}); "
-                "its previous content, if any, is unchanged")
+        intact = "; its previous content, if any, is unchanged" if self.replaced else ""
+        return f"cannot write {self.filename}: {self.strerror} ({code}, errno {self.errno}){intact}"
 
 
-def output_error(path, error: OSError) -> OutputError:
+def output_error(path, error: OSError, replaced: bool = True) -> OutputError:
     """``error`` (raised while writing ``path``) as an ``OutputError`` naming ``path``."""
-    return OutputError(error.errno if error.errno is not None else errno.EIO, error.strerror or str(error), str(path))
+    converted = OutputError(error.errno if error.errno is not None else errno.EIO, error.strerror or str(error),
+                            str(path))
+    converted.replaced = replaced
+    return converted
 
 
 def fsync_folder(folder: Path) -> None:
@@ -75,8 +80,9 @@ def replacing(path, mode: str = "w", **open_arguments):
     if mode == "w":
         open_arguments.setdefault("encoding", "utf-8")
     target = Path(os.path.realpath(path))    # through a symbolic link, as open() would write
+    in_place = target.exists() and not target.is_file()
     try:
-        if target.exists() and not target.is_file():
+        if in_place:
             with open(target, mode, **open_arguments) as stream:
                 yield stream
             return
@@ -84,7 +90,7 @@ def replacing(path, mode: str = "w", **open_arguments):
     except OutputError:
         raise
     except OSError as error:
-        raise output_error(path, error) from None
+        raise output_error(path, error, replaced=not in_place) from None
     try:
         with os.fdopen(handle, mode, **open_arguments) as stream:
             yield stream

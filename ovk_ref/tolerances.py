@@ -139,3 +139,23 @@ CONFORMANCE_FLOAT32_RTOL = 1e-3
 #: fraction of their spread (u32 max|x| / spread): inputs offset by 1e6 with spread 1 are rounded by 0.06,
 #: which no float32 engine can undo, so those cases certify float64 engines only.
 FLOAT32_INPUT_RESOLUTION = 1e-4
+
+# --- MONORMA's exponent r (ovk_ref.monorma.r_range; measured by benchmarks/measure_r_range.py) ------------------
+# A run keeps the delta update's invariants when sum_j delta_j^r = 1 to DELTA_NORMALISATION, no weight is lost to
+# underflow and the weights agree with a 100-digit run (FLOAT64_VS_MPMATH_RTOL in float64, MPMATH_VS_EXACT_RTOL at
+# 50 digits). Measured on 9 streams per m (targets of scale 1e-3, 1, 1e3), m = 1..64, both engines alike.
+#: float64 accepts r >= ln(max(m, 2)) / this. The weights satisfy sum_j delta_j^r = 1, so the largest is at least
+#: m^(-1/r) = exp(-ln(m)/r) and w_j = delta_j^2 gamma_j at least exp(-2 ln(m)/r) gamma_j: past ln(m)/r = 268 to 305
+#: (measured, m = 2..64) the weights underflow and freeze at 0 (r = 1e-4, m = 2: every weight 0 for ever). 100
+#: keeps w_j >= 1e-87 gamma_j, i.e. normal numbers for any gamma_j above 1e-220, a factor 2.7 in r from the failures.
+R_UNDERFLOW_LOG = 100.0
+#: float64 accepts r <= this: delta_j^r multiplies the rounding error of delta_j by r, and the measured error of
+#: sum_j delta_j^r - 1 passes DELTA_NORMALISATION at r = 5.6e3 to 7.4e3 (about 2 r float64 unit roundoffs; every
+#: delta_j rounds to 1 beyond r ~ 1e16, r = 1e20 gives sum = m). 1000 is a factor 5 below the failures.
+R_MAX_FLOAT64 = 1000.0
+#: mpmath runs accept r >= this: there the exponent has no floor, but the root ^(1/r) magnifies the rounding error
+#: of the sum by 1/r; at 50 digits the weights leave MPMATH_VS_EXACT_RTOL below r = 1.3e-11 (m = 1) to 1.8e-10
+#: (m = 64), measured. The error and that tolerance both scale with the precision's unit roundoff, so the bound does
+#: not depend on the precision; 1e-8 is a factor 50 above the failures. (The upper bound at precision P is
+#: R_MAX_FLOAT64 times float64's unit roundoff over P's: 8.3e37 at 50 digits, measured failures from 4.7e38.)
+R_MIN_MULTIPRECISION = 1e-8

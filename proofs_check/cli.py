@@ -47,11 +47,11 @@ def check_outputs(args) -> None:
         outputs.check_folder("--out", args.out)
 
 
-def _stdout_closed() -> int:
-    """The reader of standard output went away: no traceback, and none at interpreter exit either."""
+def _discard_stdout() -> None:
+    """Standard output cannot be written (its reader went away, its disk is full): what is left in its buffer is
+    dropped, so that the interpreter's exit prints no traceback either."""
     with contextlib.suppress(OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 141
 
 
 def main(argv=None) -> int:
@@ -61,7 +61,7 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     try:
-        with interruption.signals_raise():
+        with interruption.signals_raise(), contextlib.redirect_stdout(outputs.CheckedStream(sys.stdout)):
             check_outputs(args)
             # with --json -, standard output carries the JSON alone and the text goes to standard error
             text_to_stderr = isinstance(getattr(args, "json", None), outputs.StandardOutput)
@@ -76,6 +76,8 @@ def main(argv=None) -> int:
         print(f"ovk-check {args.command}: error: {error}", file=sys.stderr)
         return 3
     except OutputError as error:
+        if error.filename == outputs.STDOUT_NAME:
+            _discard_stdout()
         print(f"ovk-check {args.command}: error: {error}", file=sys.stderr)
         return 4
     except KeyboardInterrupt as stop:
@@ -83,7 +85,8 @@ def main(argv=None) -> int:
               "are left as they were", file=sys.stderr)
         return interruption.exit_status(stop)
     except BrokenPipeError:
-        return _stdout_closed()
+        _discard_stdout()
+        return 141
 
 
 if __name__ == "__main__":
