@@ -9,12 +9,13 @@ monorma.zero_weight_absorbing):
 * every weight is finite and >= 0;
 * after a round whose update happened (some w_j > 0 in the 100-digit run), sum_j delta_j^r = 1 to within
   ``tolerances.DELTA_NORMALISATION``, evaluated exactly (at 120 digits) on the run's own weights;
-* a weight is 0 exactly where the 100-digit run's is (no weight lost to underflow);
 * the weights agree with the 100-digit run: within ``FLOAT64_VS_MPMATH_RTOL`` (float64) or ``MPMATH_VS_EXACT_RTOL``
-  (50 digits) of the round's largest weight.
+  (50 digits) of the round's largest weight. (A weight may fall below float64's range and become 0: MONORMA's weights
+  fall doubly exponentially when r < 1, spec 6.3, so every long run has some; what counts is whether the loss moves
+  the weights that remain.)
 
-The family: m Gaussian kernels (mu log-spaced in [0.3, 3], so that the weights differ), 10 rounds of standard
-normal inputs in R^2 and targets of scale 1e-3, 1 and 1e3, seeds 0-2, lam = 0.1, eta = 0.5. For each m and each
+The family: m Gaussian kernels (mu log-spaced in [0.3, 3], so that the weights differ), 40 rounds (10 for m = 64)
+of standard normal inputs in R^2 and targets of scale 1e-3, 1 and 1e3, seeds 0-2, lam = 0.1, eta = 0.5. For each m and each
 end of the range the boundary is found by bisection on log10(r) (to 1/16 of a decade) between a value that keeps
 the invariants on every stream and one that does not; ovk_fast is run beside ovk_ref in float64 and must agree on
 which values keep them. The report prints the measured usable range, the accepted range and the margin between
@@ -40,9 +41,14 @@ from ovk_ref.monorma import r_range
 MONORMA_MODULE = importlib.import_module("ovk_ref.monorma")
 
 KERNEL_COUNTS = (1, 2, 3, 8, 64)
+#: at 50 digits (against 100) m = 64 would take most of an hour; the bound there does not depend on m
+MULTIPRECISION_KERNEL_COUNTS = (1, 2, 3, 8)
 SCALES = (1e-3, 1.0, 1e3)
 SEEDS = (0, 1, 2)
-ROUNDS = 10
+#: rounds per stream: weights fall doubly exponentially, so small r needs rounds to show its underflow; m = 64 is
+#: costly at 100 digits, and its bound (ln(m)/r) shows in the first rounds
+ROUNDS = {64: 10}
+DEFAULT_ROUNDS = 40
 STEP = dict(lam=0.1, eta=0.5)
 #: bisection stops when the bracket is this many decades wide
 RESOLUTION = 1 / 16
@@ -52,8 +58,9 @@ def streams(m: int):
     kernels = [ovk_ref.gaussian_separable(float(mu), 1) for mu in np.geomspace(0.3, 3.0, m)]
     for seed in SEEDS:
         rng = np.random.default_rng(seed)
-        X = rng.standard_normal((ROUNDS, 2))
-        Y = rng.standard_normal((ROUNDS, 1))
+        rounds = ROUNDS.get(m, DEFAULT_ROUNDS)
+        X = rng.standard_normal((rounds, 2))
+        Y = rng.standard_normal((rounds, 1))
         for scale in SCALES:
             yield X, scale * Y, kernels
 
@@ -79,10 +86,6 @@ def failures(weights, reference, r, rtol) -> list[str]:
                 if error > tolerances.DELTA_NORMALISATION:
                     broken.append(f"round {t + 1}: |sum delta^r - 1| = {mpmath.nstr(error, 2)}")
                     break
-        for t, row in enumerate(rows):
-            if [value == 0 for value in row] != [value == 0 for value in reference.weights[t]]:
-                broken.append(f"round {t + 1}: a weight lost to underflow")
-                break
         for t, row in enumerate(rows):
             scale = max(abs(value) for value in reference.weights[t])
             error = max(abs(a - b) for a, b in zip(row, reference.weights[t])) / scale
@@ -150,13 +153,14 @@ def _bracket(good: float, bad: float | None) -> str:
 
 def main() -> int:
     load = " ".join(f"{value:.2f}" for value in __import__("os").getloadavg())
-    print(f"load average {load}; family: {len(SEEDS)} seeds x targets {SCALES}, {ROUNDS} rounds, Gaussian kernels")
+    print(f"load average {load}; family: {len(SEEDS)} seeds x targets {SCALES}, {DEFAULT_ROUNDS} rounds "
+          f"({', '.join(f'{rounds} for m = {m}' for m, rounds in ROUNDS.items())}), Gaussian kernels")
     print(f"{'arithmetic':11s} {'m':>3s}  {'usable from (measured)':>24s}  {'accepted from':>13s}  "
           f"{'usable up to (measured)':>24s}  {'accepted up to':>14s}  first failure outside")
     ok = True
-    for precision, name, searches in ((None, "float64", ((0.0, -16.0), (0.0, 20.0))),
-                                      (50, "50 digits", ((0.0, -16.0), (0.0, 60.0)))):
-        for m in KERNEL_COUNTS:
+    for precision, name, counts, searches in ((None, "float64", KERNEL_COUNTS, ((0.0, -16.0), (0.0, 20.0))),
+                                              (50, "50 digits", MULTIPRECISION_KERNEL_COUNTS, ((0.0, -16.0), (0.0, 60.0)))):
+        for m in counts:
             start = time.perf_counter()
             low_good, low_bad, low_why = boundary(m, precision, *searches[0])
             high_good, high_bad, high_why = boundary(m, precision, *searches[1])

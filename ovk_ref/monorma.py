@@ -32,14 +32,16 @@ def r_range(m: int, precision: int | None = None) -> tuple[float, float]:
     ``precision`` (float64 for None): ``sum_j delta_j^r = 1``, ``delta_j > 0`` wherever ``w_j > 0``, and weights
     accurate to the precision's tolerance (measured by ``benchmarks/measure_r_range.py``; spec 6.3).
 
-    Below the range, float64 loses the weights to underflow: they satisfy ``sum_j delta_j^r = 1``, so the largest
-    is ``m^(-1/r)`` or more, and ``w_j = delta_j^2 gamma_j`` underflows once ``ln(m)/r`` passes about 350; with
-    mpmath the exponent has no floor, and the bound is where the root ``^(1/r)`` magnifies rounding errors
-    past the tolerance. Above it, ``delta_j^r`` magnifies the rounding error of ``delta_j`` ``r`` times, and
-    ``sum_j delta_j^r = 1`` is lost (float64 rounds every ``delta_j`` to 1 for ``r`` beyond about 1e16: the sum is m).
+    Below the range, float64 loses weights to underflow: a weight whose ``w_j`` underflows drops out for ever
+    although its share ``w_j^(r/(r+1))`` of the normalisation is not negligible when r is small (r = 0.03: the other
+    weights off by 1e-8 after 40 rounds), and for many kernels all of them go (the largest is ``m^(-1/r)`` or more:
+    r = 1e-4, m = 2 gives 0 for every weight, for ever). With mpmath the exponent has no floor, and the bound is
+    where the root ``^(1/r)`` magnifies rounding errors past the tolerance. Above it, ``delta_j^r`` magnifies the
+    rounding error of ``delta_j`` ``r`` times and ``sum_j delta_j^r = 1`` is lost (float64 rounds every ``delta_j``
+    to 1 for r beyond about 1e16: r = 1e20 keeps every weight 1, the sum is m).
     """
     if precision is None:
-        return math.log(max(m, 2)) / tolerances.R_UNDERFLOW_LOG, tolerances.R_MAX_FLOAT64
+        return max(tolerances.R_MIN_FLOAT64, math.log(m) / tolerances.R_UNDERFLOW_LOG), tolerances.R_MAX_FLOAT64
     unit_ratio = 2.0 ** (mpmath.libmp.dps_to_prec(precision) - 53)   # float64's unit roundoff / the precision's
     return tolerances.R_MIN_MULTIPRECISION, tolerances.R_MAX_FLOAT64 * unit_ratio
 

@@ -144,18 +144,26 @@ FLOAT32_INPUT_RESOLUTION = 1e-4
 # A run keeps the delta update's invariants when sum_j delta_j^r = 1 to DELTA_NORMALISATION, no weight is lost to
 # underflow and the weights agree with a 100-digit run (FLOAT64_VS_MPMATH_RTOL in float64, MPMATH_VS_EXACT_RTOL at
 # 50 digits). Measured on 9 streams per m (targets of scale 1e-3, 1, 1e3), m = 1..64, both engines alike.
-#: float64 accepts r >= ln(max(m, 2)) / this. The weights satisfy sum_j delta_j^r = 1, so the largest is at least
+#: float64 accepts r >= this (and r >= ln(m) / R_UNDERFLOW_LOG). A weight whose w_j = delta_j^2 gamma_j underflows is
+#: 0 for ever after, and the others are normalised without it, although its share w_j^(r/(r+1)) / sum_k ... of the
+#: normalisation is up to (2.2e-308)^(r/(r+1)): for the others to stay within FLOAT64_VS_MPMATH_RTOL (their error is
+#: that share / r) r must be above about 0.035. MONORMA's weights fall doubly exponentially (spec 6.3: exponent q^t,
+#: q = 2/(r+1)), so every long enough run meets this; measured over 40 rounds: error 7.5e-9 at r = 0.03, 1e-11 at
+#: 0.035, 1e-12 at 0.04. 0.05 is a factor 1.6 above the failures.
+R_MIN_FLOAT64 = 0.05
+#: float64 accepts r >= ln(m) / this. The weights satisfy sum_j delta_j^r = 1, so the largest is at least
 #: m^(-1/r) = exp(-ln(m)/r) and w_j = delta_j^2 gamma_j at least exp(-2 ln(m)/r) gamma_j: past ln(m)/r = 268 to 305
-#: (measured, m = 2..64) the weights underflow and freeze at 0 (r = 1e-4, m = 2: every weight 0 for ever). 100
-#: keeps w_j >= 1e-87 gamma_j, i.e. normal numbers for any gamma_j above 1e-220, a factor 2.7 in r from the failures.
+#: (measured over 10 rounds, m = 2..64) every weight underflows and stays 0 (r = 1e-4, m = 2: the run predicts 0 for
+#: ever). 100 keeps the largest w_j >= 1e-87 gamma_j, a factor 2.7 in r from the failures; it binds for m > 148.
 R_UNDERFLOW_LOG = 100.0
 #: float64 accepts r <= this: delta_j^r multiplies the rounding error of delta_j by r, and the measured error of
 #: sum_j delta_j^r - 1 passes DELTA_NORMALISATION at r = 5.6e3 to 7.4e3 (about 2 r float64 unit roundoffs; every
 #: delta_j rounds to 1 beyond r ~ 1e16, r = 1e20 gives sum = m). 1000 is a factor 5 below the failures.
 R_MAX_FLOAT64 = 1000.0
-#: mpmath runs accept r >= this: there the exponent has no floor, but the root ^(1/r) magnifies the rounding error
-#: of the sum by 1/r; at 50 digits the weights leave MPMATH_VS_EXACT_RTOL below r = 1.3e-11 (m = 1) to 1.8e-10
-#: (m = 64), measured. The error and that tolerance both scale with the precision's unit roundoff, so the bound does
-#: not depend on the precision; 1e-8 is a factor 50 above the failures. (The upper bound at precision P is
-#: R_MAX_FLOAT64 times float64's unit roundoff over P's: 8.3e37 at 50 digits, measured failures from 4.7e38.)
-R_MIN_MULTIPRECISION = 1e-8
+#: mpmath runs accept r >= this: there the exponent has no floor, but the root ^(1/r) magnifies rounding errors: as a
+#: weight falls (doubly exponentially), the largest weight's error peaks at about 3e-4 u / r^2 (u the unit roundoff;
+#: measured at 50 digits over 80 rounds: 2.2e-39 at r = 1e-8, 1.6e-43 at 1e-6, 3.5e-47 at 1e-4), past
+#: MPMATH_VS_EXACT_RTOL below r = 5e-8. The error and that tolerance both scale with u, so the bound does not depend on
+#: the precision; 1e-6 keeps the error 600 times below the tolerance. (The upper bound at precision P is
+#: R_MAX_FLOAT64 times float64's unit roundoff over P's: 8.3e37 at 50 digits.)
+R_MIN_MULTIPRECISION = 1e-6

@@ -11,12 +11,18 @@ workers are gone the forkserver and the resource tracker read end-of-file on the
 
 ``follow`` also makes the worker ignore SIGINT: Ctrl-C reaches the whole process group, and the run's process,
 which ends its workers itself, prints the one line about it (the forkserver and the resource tracker ignore it too).
+
+``python -m proofs_check.parent_watch PID MODULE [ARGS...]`` runs ``MODULE`` as ``python -m`` would, in a process
+that follows the process PID: the test suite starts its Dask scheduler and workers so, and a killed test run
+leaves none of them behind.
 """
 from __future__ import annotations
 
 import os
+import runpy
 import select
 import signal
+import sys
 import threading
 import time
 
@@ -73,3 +79,9 @@ def follow(pid: int, poll_seconds: float = POLL_SECONDS) -> None:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_end_with, args=(pid, poll_seconds), name=f"follow-{pid}", daemon=True).start()
+
+
+if __name__ == "__main__":
+    follow(int(sys.argv[1]))
+    sys.argv = sys.argv[2:]
+    runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)

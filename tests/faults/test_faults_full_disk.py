@@ -1,5 +1,7 @@
 """A full disk (or any write error) never costs the previous output, and the CLI says so in one line, exit 4.
 
+(``ovk_ref.atomic_file`` is imported in the tests that use it, so that the others also run against code without it.)
+
 In process, pyfakefs gives a file system with a disk-usage limit: each writer of the project (reports, figures,
 the reproduction folder, checkpoints) fails there with ENOSPC and leaves the previous file whole. End to end,
 ``ovk-check`` writes to ``/dev/full`` (Linux; every write fails with ENOSPC) and to a real tmpfs that is full,
@@ -18,7 +20,6 @@ from pathlib import Path
 import pytest
 
 import ovk_ref
-from ovk_ref import atomic_file
 from processes import ROOT
 from proofs_check import outputs
 
@@ -53,6 +54,8 @@ def test_a_report_written_to_a_full_disk_keeps_the_previous_one(full_disk):
 
 
 def test_a_figure_written_to_a_full_disk_keeps_the_previous_one(full_disk):
+    from ovk_ref import atomic_file
+
     figure = full_disk / "report.json"
     with pytest.raises(atomic_file.OutputError) as raised, atomic_file.replacing(figure, "wb") as stream:
         stream.write(b"\x89PNG" + bytes(30000))
@@ -76,6 +79,7 @@ def test_a_checkpoint_saved_to_a_full_disk_keeps_the_previous_one(fs):
 
 def test_a_reproduction_folder_written_to_a_full_disk_keeps_the_previous_one(fs):
     from ovk_experiments.output import atomic
+    from ovk_ref import atomic_file
 
     names = ["report.md", "results.csv"]
     with atomic.staged_folder("/work/out", names) as staging:
@@ -91,6 +95,8 @@ def test_a_reproduction_folder_written_to_a_full_disk_keeps_the_previous_one(fs)
 
 
 def test_the_writer_keeps_permissions_and_writes_through_links(tmp_path):
+    from ovk_ref import atomic_file
+
     target = tmp_path / "report.json"
     target.write_text("old")
     target.chmod(0o640)
@@ -108,6 +114,8 @@ def test_the_writer_keeps_permissions_and_writes_through_links(tmp_path):
 
 
 def test_an_interrupted_write_keeps_the_previous_file_and_leaves_nothing(tmp_path):
+    from ovk_ref import atomic_file
+
     target = tmp_path / "report.json"
     target.write_text(PREVIOUS)
     with pytest.raises(KeyboardInterrupt), atomic_file.replacing(target) as stream:
@@ -118,6 +126,8 @@ def test_an_interrupted_write_keeps_the_previous_file_and_leaves_nothing(tmp_pat
 
 def test_the_check_catches_a_writer_in_place(full_disk, monkeypatch):
     """The planted fault: the writer as it was (``Path.write_text``) cuts the previous report on a full disk."""
+    from ovk_ref import atomic_file
+
     monkeypatch.setattr(atomic_file, "write_text", lambda path, text, encoding="utf-8":
                         Path(path).write_text(text, encoding=encoding))
     with pytest.raises(OSError):
@@ -209,6 +219,8 @@ def test_reproduce_to_a_full_disk_keeps_the_previous_output(tmp_path):
 
 
 def test_the_writer_reports_what_it_could_not_write():
+    from ovk_ref import atomic_file
+
     error = atomic_file.output_error("/somewhere/report.json", OSError(errno.EDQUOT, "Disk quota exceeded"))
     assert str(error) == (f"cannot write /somewhere/report.json: Disk quota exceeded (EDQUOT, errno {errno.EDQUOT}); "
                           "its previous content, if any, is unchanged")
