@@ -13,8 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import secrets
+import shutil
 from contextlib import contextmanager
 from pathlib import Path
 

@@ -184,16 +184,24 @@ def _in_a_full_tmpfs(tmp_path, script: str) -> subprocess.CompletedProcess:
                           env={**os.environ, "OVK": " ".join(OVK_CHECK), "AFTER": str(tmp_path / "after")})
 
 
+#: five claims whose report (about 4.8 KB) needs two pages of the tmpfs, where the previous one holds one: a writer
+#: in place frees that page, fills it and fails on the next, leaving 4 KB of invalid JSON
+REPORT_OF_TWO_PAGES = ["loss.convex", "def1.iv_printed", "prop2.i_without_lam", "monorma.exponents_literal",
+                       "loss.lipschitz"]
+
+
 def test_verify_json_to_a_full_disk_keeps_the_previous_report(tmp_path):
-    (tmp_path / "previous.json").write_text(PREVIOUS)
+    previous = json.dumps({"previous": "report", "padding": "x" * 3000})     # one page
+    (tmp_path / "previous.json").write_text(previous)
+    claims = " ".join(f"--claim {claim}" for claim in REPORT_OF_TWO_PAGES)
     result = _in_a_full_tmpfs(tmp_path, f'cp {tmp_path}/previous.json "$FULL/report.json" && fill && '
-                                         '$OVK verify --claim loss.convex --profile ci --workers 1 '
-                                         '--json "$FULL/report.json"; code=$?; rm "$FULL/filler"; '
-                                         'cp -a "$FULL" "$AFTER"; exit $code')
+                                        f'$OVK verify {claims} --profile ci --workers 1 '
+                                        '--json "$FULL/report.json"; code=$?; rm "$FULL/filler"; '
+                                        'cp -a "$FULL" "$AFTER"; exit $code')
     assert result.returncode == 4, result.stderr
     line = _one_error_line(result.stderr)
     assert "report.json: No space left on device (ENOSPC, errno 28)" in line and "unchanged" in line
-    assert (tmp_path / "after" / "report.json").read_text() == PREVIOUS
+    assert (tmp_path / "after" / "report.json").read_text() == previous
     assert os.listdir(tmp_path / "after") == ["report.json"]
 
 

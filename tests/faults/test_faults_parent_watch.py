@@ -60,3 +60,20 @@ def test_the_check_catches_workers_that_do_not_follow_the_run():
         assert group_processes(process.pid), "the orphans should have stayed: the check would pass without the watch"
     finally:
         os.killpg(process.pid, signal.SIGKILL)       # the orphans this test made on purpose
+
+
+def test_an_exception_in_the_run_kills_its_workers_at_once():
+    """A unit that would run for ten minutes does not hold up an exception in the run (here in ``done``)."""
+    import multiprocessing
+    import time
+
+    from proofs_check import parallel
+
+    def done(index, result):
+        raise RuntimeError("the run failed")
+
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match="the run failed"):
+        parallel.map_ordered(time.sleep, [0.0, 600.0], workers=2, done=done)
+    assert time.monotonic() - start < 300, "the run waited for its running unit"
+    assert multiprocessing.active_children() == []
