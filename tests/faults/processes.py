@@ -23,13 +23,19 @@ STARTUP_SECONDS = 120
 GONE_SECONDS = 5.0
 
 
-def group_processes(group: int) -> list[str]:
-    """``"pid command"`` of every live process of the process group ``group`` (zombies excluded: they have ended)."""
-    table = subprocess.run(["ps", "-A", "-o", "pid=,pgid=,stat=,args="], capture_output=True, text=True,
+def group_table(group: int) -> list[tuple[int, int, str]]:
+    """``(pid, parent pid, command)`` of every live process of the process group ``group`` (zombies excluded: they
+    have ended)."""
+    table = subprocess.run(["ps", "-ww", "-A", "-o", "pid=,ppid=,pgid=,stat=,args="], capture_output=True, text=True,
                            check=True).stdout
-    rows = [line.split(None, 3) for line in table.splitlines()]
-    return [f"{row[0]} {row[3] if len(row) > 3 else ''}" for row in rows
-            if len(row) >= 3 and row[1] == str(group) and not row[2].startswith("Z")]
+    rows = [line.split(None, 4) for line in table.splitlines()]
+    return [(int(row[0]), int(row[1]), row[4] if len(row) > 4 else "") for row in rows
+            if len(row) >= 4 and row[2] == str(group) and not row[3].startswith("Z")]
+
+
+def group_processes(group: int) -> list[str]:
+    """``"pid command"`` of every live process of the process group ``group``."""
+    return [f"{pid} {command}" for pid, _, command in group_table(group)]
 
 
 def wait_until(condition, seconds: float, interval: float = 0.05) -> bool:

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from processes import GONE_SECONDS, ovk_check
+from processes import GONE_SECONDS, group_table, ovk_check
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals and process groups")
 
@@ -82,6 +82,28 @@ def test_sigkill_of_reproduce_leaves_no_process(tmp_path):
         run.signal(signal.SIGKILL)
         assert run.leftovers() == [], f"still running {GONE_SECONDS} s after the kill"
     _output_is_whole(out, previous_only=True)
+
+
+def test_a_run_that_ends_normally_leaves_no_process(tmp_path):
+    with ovk_check([*VERIFY, "--claim", "loss.convex", "--claim", "def1.psd", "--json", str(tmp_path / "r.json")]) as run:
+        assert run.finish() == 0
+        assert run.leftovers() == []
+
+
+def test_a_worker_killed_mid_run_ends_the_run_with_exit_3_and_no_process(tmp_path):
+    """The other workers, the forkserver and the resource tracker end with the run (WorkerLost, exit 3)."""
+    report = _previous_report(tmp_path)
+    with ovk_check([*VERIFY, "--json", str(report)]) as run:
+        run.wait_for_processes(WORKING)
+        table = group_table(run.group)
+        forkserver = next(pid for pid, parent, command in table
+                          if parent == run.group and "forkserver" in command)
+        worker = next(pid for pid, parent, _ in table if parent == forkserver)
+        os.kill(worker, signal.SIGKILL)
+        assert run.finish() == 3
+        assert "a worker process died" in _one_line_after_progress(run.text())
+        assert run.leftovers() == []
+    assert report.read_text() == PREVIOUS_REPORT
 
 
 def _one_line_after_progress(text: str) -> str:
