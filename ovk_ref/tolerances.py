@@ -161,9 +161,10 @@ R_UNDERFLOW_LOG = 100.0
 #: delta_j rounds to 1 beyond r ~ 1e16, r = 1e20 gives sum = m). 1000 is a factor 5 below the failures.
 R_MAX_FLOAT64 = 1000.0
 #: mpmath runs accept r >= this: there the exponent has no floor, but the root ^(1/r) magnifies rounding errors: as a
-#: weight falls (doubly exponentially), the largest weight's error peaks at about 3e-4 u / r^2 (u the unit roundoff;
-#: measured at 50 digits over 80 rounds: 2.2e-39 at r = 1e-8, 1.6e-43 at 1e-6, 3.5e-47 at 1e-4), past
-#: MPMATH_VS_EXACT_RTOL below r = 5e-8. The error and that tolerance both scale with u, so the bound does not depend on
-#: the precision; 1e-6 keeps the error 600 times below the tolerance. (The upper bound at precision P is
-#: R_MAX_FLOAT64 times float64's unit roundoff over P's: 8.3e37 at 50 digits.)
-R_MIN_MULTIPRECISION = 1e-6
+#: weight falls (doubly exponentially), the largest weight's error peaks, growing as 1/r^2 and with m (one stream,
+#: m = 2, 80 rounds: 2.2e-39 at r = 1e-8, 1.6e-43 at 1e-6, 3.5e-47 at 1e-4). Measured at 50 digits, the weights leave
+#: MPMATH_VS_EXACT_RTOL below r = 1.6e-7 (m = 2), 2.0e-7 (m = 3), 4.9e-7 (m = 8). The error and that tolerance both
+#: scale with the unit roundoff, so the bound does not depend on the precision; at 1e-4 the error for m = 8 is about
+#: 4e3 times below the tolerance. (The upper bound at precision P is R_MAX_FLOAT64 times float64's unit roundoff over
+#: P's: 8.3e37 at 50 digits, measured failures from 4.1e38.)
+R_MIN_MULTIPRECISION = 1e-4
