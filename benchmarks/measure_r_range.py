@@ -1,7 +1,7 @@
 """Measurement (not a test): the values of MONORMA's ``r`` whose runs keep the delta update's invariants, in float64
 and at 50 digits, against the range ``ovk_ref.monorma.r_range`` accepts.
 
-    .venv/bin/python benchmarks/measure_r_range.py            # a few minutes on one core
+    .venv/bin/python benchmarks/measure_r_range.py      # about 20 minutes on one core, most of it 100-digit runs
 
 A run keeps the invariants when, at every round (spec 6.3, claims monorma.delta_normalised and
 monorma.zero_weight_absorbing):
