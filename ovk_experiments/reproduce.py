@@ -12,6 +12,7 @@ from tqdm import tqdm
 from ovk_experiments import data, engines
 from ovk_experiments.experiments import figure1, figure2, table3
 from ovk_experiments.output import atomic, figures, report, rows
+from ovk_ref import atomic_file
 from proofs_check.parallel import map_ordered
 
 OUTPUTS = ("report.md", "results.csv", "figure1.png", "figure2.png")
@@ -83,6 +84,6 @@ def reproduce(settings, out_dir, *, command: str = "ovk-check reproduce", progre
                        + rows.table3_rows(first, times))
         figures.figure1(first, staging / "figure1.png", quick=settings.quick)
         figures.figure2(second, staging / "figure2.png", quick=settings.quick)
-        (staging / "report.md").write_text(report.markdown(settings, engine.__name__, command, seconds, first, second,
-                                                           times, skipped))
+        atomic_file.write_text(staging / "report.md", report.markdown(settings, engine.__name__, command, seconds,
+                                                                      first, second, times, skipped))
     return {name: Path(out_dir) / name for name in (*OUTPUTS, atomic.MANIFEST)}

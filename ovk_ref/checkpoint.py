@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import mpmath
 import numpy as np
 
-from ovk_ref import validation
+from ovk_ref import atomic_file, validation
 from ovk_ref.kernels import kernel_from_dict
 from ovk_ref.monorma import MONORMA
 from ovk_ref.onorma import ONORMA
@@ -234,17 +232,9 @@ def learner_from_json(text: str):
 
 
 def save_learner(learner, path) -> None:
-    """Write the checkpoint of ``learner`` to ``path`` atomically (an interrupted save keeps the old file)."""
-    text = learner_to_json(learner)
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    """Write the checkpoint of ``learner`` to ``path`` atomically (``atomic_file``: an interrupted or failed save
+    keeps the old file; an I/O error is an ``OutputError``, an ``OSError`` naming the path)."""
+    atomic_file.write_text(path, learner_to_json(learner))
 
 
 def load_learner(path):

@@ -13,15 +13,51 @@ No truncation: the paper's box has no truncation step (spec 6.5, E23).
 """
 from __future__ import annotations
 
+import math
+
+import mpmath
 import numpy as np
 
-from ovk_ref import arithmetic, validation
+from ovk_ref import arithmetic, tolerances, validation
 from ovk_ref.kernels import as_kernel
 from ovk_ref.online_learner import OnlineLearner
 from ovk_ref.records import MonormaRecord
 
 #: what to do when every w_j is 0 (spec 6.3): keep delta_{t-1}, or the literal 0/0 (NaN for ever after)
 ALL_ZERO_CHOICES = ("keep", "literal")
+
+
+def r_range(m: int, precision: int | None = None) -> tuple[float, float]:
+    """The values of ``r`` for which the delta update of ``m`` kernels keeps its invariants in the arithmetic of
+    ``precision`` (float64 for None): ``sum_j delta_j^r = 1``, ``delta_j > 0`` wherever ``w_j > 0``, and weights
+    accurate to the precision's tolerance (measured by ``benchmarks/measure_r_range.py``; spec 6.3).
+
+    Below the range, float64 loses weights to underflow: a weight whose ``w_j`` underflows drops out for ever
+    although its share ``w_j^(r/(r+1))`` of the normalisation is not negligible when r is small (r = 0.03: the other
+    weights off by 1e-8 after 40 rounds), and for many kernels all of them go (the largest is ``m^(-1/r)`` or more:
+    r = 1e-4, m = 2 gives 0 for every weight, for ever). With mpmath the exponent has no floor, and the bound is
+    where the root ``^(1/r)`` magnifies rounding errors past the tolerance. Above it, ``delta_j^r`` magnifies the
+    rounding error of ``delta_j`` ``r`` times and ``sum_j delta_j^r = 1`` is lost (float64 rounds every ``delta_j``
+    to 1 for r beyond about 1e16: r = 1e20 keeps every weight 1, the sum is m).
+    """
+    if precision is None:
+        return max(tolerances.R_MIN_FLOAT64, math.log(m) / tolerances.R_UNDERFLOW_LOG), tolerances.R_MAX_FLOAT64
+    unit_ratio = 2.0 ** (mpmath.libmp.dps_to_prec(precision) - 53)   # float64's unit roundoff / the precision's
+    return tolerances.R_MIN_MULTIPRECISION, tolerances.R_MAX_FLOAT64 * unit_ratio
+
+
+def check_r(r, m: int, precision: int | None = None) -> float:
+    """``r`` as a float, checked to lie in ``r_range(m, precision)``; ValueError naming the range otherwise."""
+    r = validation.positive("r", r)
+    low, high = r_range(m, precision)
+    if not low <= r <= high:
+        where = "float64" if precision is None else f"precision={precision}"
+        other = (f"with precision=50: [{r_range(m, 50)[0]:.3g}, {r_range(m, 50)[1]:.3g}]" if precision is None
+                 else f"in float64: [{r_range(m)[0]:.3g}, {r_range(m)[1]:.3g}]")
+        raise ValueError(f"r must lie in the usable range [{low:.3g}, {high:.3g}] for {m} kernel{'s' * (m != 1)} in "
+                         f"{where} ({other}), got {r!r}: outside it the delta update loses sum_j delta_j^r = 1 or "
+                         "its weights to rounding (spec 6.3)")
+    return r
 
 
 def _as_kernels(kernels) -> list:
@@ -51,7 +87,7 @@ class MONORMA(OnlineLearner):
         self.p = next((kernel.p for kernel in self.kernels if kernel.p is not None), None)
         super().__init__(lam=lam, eta=eta, loss=loss, precision=precision, on_divergence=on_divergence,
                          divergence_bound=divergence_bound, p=p)
-        self.r = validation.positive("r", r)
+        self.r = check_r(r, len(self.kernels), self.num.precision)
         if not isinstance(all_zero, str) or all_zero not in ALL_ZERO_CHOICES:
             raise ValueError(f"all_zero must be one of {ALL_ZERO_CHOICES}, got {validation.shown(all_zero)}")
         self.all_zero = all_zero

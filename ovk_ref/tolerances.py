@@ -139,3 +139,34 @@ CONFORMANCE_FLOAT32_RTOL = 1e-3
 #: fraction of their spread (u32 max|x| / spread): inputs offset by 1e6 with spread 1 are rounded by 0.06,
 #: which no float32 engine can undo, so those cases certify float64 engines only.
 FLOAT32_INPUT_RESOLUTION = 1e-4
+
+# --- MONORMA's exponent r (ovk_ref.monorma.r_range; measured by benchmarks/measure_r_range.py) ------------------
+# A run keeps the delta update's invariants when sum_j delta_j^r = 1 to DELTA_NORMALISATION, no weight is lost to
+# underflow and the weights agree with a 100-digit run (FLOAT64_VS_MPMATH_RTOL in float64, MPMATH_VS_EXACT_RTOL at
+# 50 digits). Measured on 9 streams per m (targets of scale 1e-3, 1, 1e3), m = 1..64, both engines alike.
+#: float64 accepts r >= this (and r >= ln(m) / R_UNDERFLOW_LOG). A weight whose w_j = delta_j^2 gamma_j underflows is
+#: 0 for ever after, and the others are normalised without it, although its share w_j^(r/(r+1)) / sum_k ... of the
+#: normalisation is up to (2.2e-308)^(r/(r+1)): for the others to stay within FLOAT64_VS_MPMATH_RTOL (their error is
+#: that share / r) r must be above about 0.035. MONORMA's weights fall doubly exponentially (spec 6.3: exponent q^t,
+#: q = 2/(r+1)), so every long enough run meets this; measured over 40 rounds, m = 2, 3 and 8 alike: usable from
+#: r = 0.036, failing at 0.032 (errors 7.5e-9 at r = 0.03, 1e-11 at 0.035, 1e-12 at 0.04 on one stream). 0.05 is a
+#: factor 1.4 above the last usable value.
+R_MIN_FLOAT64 = 0.05
+#: float64 accepts r >= ln(m) / this. The weights satisfy sum_j delta_j^r = 1, so the largest is at least
+#: m^(-1/r) = exp(-ln(m)/r) and w_j = delta_j^2 gamma_j at least exp(-2 ln(m)/r) gamma_j: past ln(m)/r = 268 to 315
+#: (measured over 10 rounds, m = 2..64) every weight underflows and stays 0 (r = 1e-4, m = 2: the run predicts 0 for
+#: ever). 100 keeps the largest w_j >= 1e-87 gamma_j, a factor 2.7 in r from the failures; it binds for m > 148.
+R_UNDERFLOW_LOG = 100.0
+#: float64 accepts r <= this: delta_j^r multiplies the rounding error of delta_j by r, and the measured error of
+#: sum_j delta_j^r - 1 passes DELTA_NORMALISATION from r = 4.7e3 (m = 2) to 7.4e3 (m = 64), about 2 r float64 unit
+#: roundoffs (every delta_j rounds to 1 beyond r ~ 1e16: r = 1e20 gives sum = m). 1000 is a factor 4.3 below the last
+#: usable value (4.3e3, m = 2). With one kernel delta = 1 whatever r: no failure up to 1e20.
+R_MAX_FLOAT64 = 1000.0
+#: mpmath runs accept r >= this: there the exponent has no floor, but the root ^(1/r) magnifies rounding errors: as a
+#: weight falls (doubly exponentially), the largest weight's error peaks, growing as 1/r^2 and with m (one stream,
+#: m = 2, 80 rounds: 2.2e-39 at r = 1e-8, 1.6e-43 at 1e-6, 3.5e-47 at 1e-4). Measured at 50 digits, the weights leave
+#: MPMATH_VS_EXACT_RTOL below r = 1.6e-7 (m = 2), 2.0e-7 (m = 3), 4.9e-7 (m = 8). The error and that tolerance both
+#: scale with the unit roundoff, so the bound does not depend on the precision; at 1e-4 the error for m = 8 is about
+#: 4e3 times below the tolerance. (The upper bound at precision P is R_MAX_FLOAT64 times float64's unit roundoff over
+#: P's: 8.3e37 at 50 digits, measured failures from 4.1e38, m = 2..8.)
+R_MIN_MULTIPRECISION = 1e-4

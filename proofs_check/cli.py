@@ -1,8 +1,11 @@
 """``ovk-check``: the project's command line (stdlib argparse).
 
 Exit codes: 0 success, 1 a finding or a failed check, 2 a usage error (output paths included: they are checked
-before the work), 141 when the reader of standard output went away (``ovk-check claims | head``), as for a
-command ended by SIGPIPE, without a traceback.
+before the work), 3 a local worker process died (``parallel.WorkerLost``), 4 an output file could not be written
+(a full disk, a quota, a read-only file system: ``ovk_ref.atomic_file.OutputError``; the previous file is intact),
+130 interrupted by Ctrl-C (SIGINT) and 143 by SIGTERM (``interruption``), 141 when the reader of standard output
+went away (``ovk-check claims | head``), as for a command ended by SIGPIPE. Each of these ends with one line on
+standard error at most, never a traceback.
 """
 from __future__ import annotations
 
@@ -13,7 +16,8 @@ import os
 import sys
 
 import ovk_ref
-from proofs_check import outputs, parallel
+from ovk_ref.atomic_file import OutputError
+from proofs_check import interruption, outputs, parallel
 
 #: sub-command modules under proofs_check.commands, in the order ``--help`` lists them
 COMMANDS = ("demo", "notebooks", "reproduce", "conform", "claims", "verify")
@@ -43,11 +47,11 @@ def check_outputs(args) -> None:
         outputs.check_folder("--out", args.out)
 
 
-def _stdout_closed() -> int:
-    """The reader of standard output went away: no traceback, and none at interpreter exit either."""
+def _discard_stdout() -> None:
+    """Standard output cannot be written (its reader went away, its disk is full): what is left in its buffer is
+    dropped, so that the interpreter's exit prints no traceback either."""
     with contextlib.suppress(OSError, ValueError):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 141
 
 
 def main(argv=None) -> int:
@@ -57,12 +61,13 @@ def main(argv=None) -> int:
         parser.print_help()
         return 2
     try:
-        check_outputs(args)
-        # with --json -, standard output carries the JSON alone and the text goes to standard error
-        text_to_stderr = isinstance(getattr(args, "json", None), outputs.StandardOutput)
-        with contextlib.redirect_stdout(sys.stderr) if text_to_stderr else contextlib.nullcontext():
-            code = args.run(args)
-        sys.stdout.flush()
+        with interruption.signals_raise(), contextlib.redirect_stdout(outputs.CheckedStream(sys.stdout)):
+            check_outputs(args)
+            # with --json -, standard output carries the JSON alone and the text goes to standard error
+            text_to_stderr = isinstance(getattr(args, "json", None), outputs.StandardOutput)
+            with contextlib.redirect_stdout(sys.stderr) if text_to_stderr else contextlib.nullcontext():
+                code = args.run(args)
+            sys.stdout.flush()
         return code
     except (ValueError, TypeError) as error:
         print(f"ovk-check {args.command}: error: {error}", file=sys.stderr)
@@ -70,8 +75,18 @@ def main(argv=None) -> int:
     except parallel.WorkerLost as error:
         print(f"ovk-check {args.command}: error: {error}", file=sys.stderr)
         return 3
+    except OutputError as error:
+        if error.filename == outputs.STDOUT_NAME:
+            _discard_stdout()
+        print(f"ovk-check {args.command}: error: {error}", file=sys.stderr)
+        return 4
+    except KeyboardInterrupt as stop:
+        print(f"ovk-check {args.command}: interrupted by {interruption.signal_name(stop)}; outputs not yet written "
+              "are left as they were", file=sys.stderr)
+        return interruption.exit_status(stop)
     except BrokenPipeError:
-        return _stdout_closed()
+        _discard_stdout()
+        return 141
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ in this process, in order):
 ``map_ordered(function, items, ...)`` runs ``function`` on every item there and returns the results in the
 order of ``items``, whatever the order of completion; ``done(index, result)`` is called as each one ends. A local
 worker process that dies (killed, out of memory) ends the run with ``WorkerLost``, naming the items left unfinished,
-instead of a traceback from the process pool.
+instead of a traceback from the process pool. Local workers end with the run whatever ends it: they follow the
+run's process (``parent_watch``: SIGKILL of the run included), and an exception or an interruption in the run
+(Ctrl-C, SIGTERM) kills them at once instead of waiting for their units to finish.
 """
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ import concurrent.futures
 import contextlib
 import multiprocessing
 import os
+
+from proofs_check import parent_watch
 
 #: modules the forkserver imports once, so that every local worker starts with them loaded
 PRELOAD = ["proofs_check.units", "proofs_check.claims"]
@@ -65,8 +69,20 @@ def executor(workers: int = 1, scheduler: str | None = None):
         return
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(PRELOAD)
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        yield pool
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=parent_watch.follow,
+                                                initargs=(os.getpid(),)) as pool:
+        try:
+            yield pool
+        except BaseException:
+            _kill_workers(pool)
+            raise
+
+
+def _kill_workers(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    """Kill the pool's worker processes (what Python 3.14's ``ProcessPoolExecutor.kill_workers`` does; the pool's
+    exit then finds them gone instead of waiting for their running units)."""
+    for process in list((pool._processes or {}).values()):
+        process.kill()
 
 
 def map_ordered(function, items, *, workers: int = 1, scheduler: str | None = None, done=None) -> list:
@@ -95,8 +111,11 @@ def map_ordered(function, items, *, workers: int = 1, scheduler: str | None = No
                              f"{', ...' if len(unfinished) > 3 else ''}): no report; run again, or with --workers 1 "
                              "to run in this process") from None
         except BaseException:
-            for future in futures:
-                future.cancel()
+            # local workers are killed by executor(), and the pool fails their futures itself (cancelling them
+            # first makes Python's pool manager thread fail with InvalidStateError when it marks them broken)
+            if not isinstance(pool, concurrent.futures.ProcessPoolExecutor):
+                for future in futures:
+                    future.cancel()
             raise
     return results
 

@@ -11,8 +11,13 @@ from dataclasses import dataclass
 
 from ovk_experiments.data import NAMES
 from ovk_experiments.protocol.prepare import INPUT_SCALINGS, TARGET_SCALINGS
+from ovk_ref.monorma import check_r
 
 CLASSIFICATION_LOSSES = ("squared", "hinge", "softmax")
+
+
+#: MONORMA's kernels in every experiment (experiments.kernels.monorma_kernels: 2 or 3); r is checked for the most
+MONORMA_KERNELS = 3
 
 
 @dataclass(frozen=True)
@@ -60,8 +65,7 @@ class Settings:
             raise ValueError(f"input_scaling must be one of {INPUT_SCALINGS}, got {self.input_scaling!r}")
         if self.target_scaling not in TARGET_SCALINGS:
             raise ValueError(f"target_scaling must be one of {TARGET_SCALINGS}, got {self.target_scaling!r}")
-        if self.r <= 0:
-            raise ValueError(f"r must be > 0, got {self.r!r}")
+        check_r(self.r, MONORMA_KERNELS)
         if self.truncation is not None and self.truncation < 1:
             raise ValueError(f"truncation must be None or an int >= 1, got {self.truncation!r}")
         for name in ("max_examples", "sweep_max_examples"):

@@ -17,6 +17,7 @@ import numpy as np  # noqa: E402
 
 from ovk_experiments.output.paper_claims import APPROACH_RATIO  # noqa: E402
 from ovk_experiments.output.rows import curve_points  # noqa: E402
+from ovk_ref import atomic_file  # noqa: E402
 
 COLOURS = {"ONORMA": "tab:blue", "MONORMA": "tab:orange", "batch": "tab:green", "diverged": "tab:red"}
 #: ONORMA and MONORMA differ in line style and marker too, so that a curve lying on the other stays visible
@@ -45,8 +46,11 @@ def _ylabel(result) -> str:
 def _finish(figure, title, quick, path):
     figure.suptitle((QUICK_TITLE if quick else "") + title, fontsize=11, color="tab:red" if quick else "black")
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
+    try:
+        with atomic_file.replacing(path, "wb") as stream:
+            figure.savefig(stream, format="png", dpi=110)
+    finally:
+        plt.close(figure)
 
 
 def _legend(axis, *others):

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from ovk_ref import atomic_file
+
 COLUMNS = ("experiment", "dataset", "dataset_label", "stand_in", "variant", "learner", "kernel", "n_train",
            "parameter", "parameter_value", "metric", "value")
 
@@ -78,7 +80,7 @@ def table3_rows(figure1_results, times) -> list[dict]:
 
 
 def write_csv(path, rows) -> None:
-    with open(path, "w", newline="") as handle:
+    with atomic_file.replacing(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
         for row in rows:

@@ -12,6 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ovk_ref import atomic_file
+
 #: the notebooks installed with the package (in a checkout, proofs_check/walkthroughs links to notebooks/)
 PACKAGED_SOURCE = Path(__file__).resolve().parents[1] / "walkthroughs"
 #: the packaged notebooks, else the notebooks folder of a source checkout (a checkout without symbolic links)
@@ -74,7 +76,7 @@ def run(args) -> int:
                 continue
         html, _ = exporter.from_notebook_node(notebook)
         target = args.out / f"{path.stem}.html"
-        target.write_text(html, encoding="utf-8")
+        atomic_file.write_text(target, html)
         print(f"wrote {target}")
     if failures:
         print(f"{len(failures)} notebook(s) failed: {', '.join(failures)}", file=sys.stderr)

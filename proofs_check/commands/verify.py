@@ -6,7 +6,8 @@ machine's cores) or on a Dask cluster (``--scheduler ADDRESS``), and merged in t
 report however they ran. Progress goes to stderr, one line per unit as it ends, with its instance counts.
 Exit 0 when every verdict equals the claim's expected verdict and every holds/open verdict rests on enough
 informative instances (``runner.INFORMATIVE_FLOOR``), 1 otherwise (a new finding, a regression, a search too
-thin to count), 2 on usage errors, 3 when a local worker process died (``parallel.WorkerLost``).
+thin to count), 2 on usage errors, 3 when a local worker process died (``parallel.WorkerLost``), 4 when the JSON
+cannot be written (the previous file stays whole), 130 or 143 when interrupted (SIGINT, SIGTERM): ``proofs_check.cli``.
 """
 from __future__ import annotations
 

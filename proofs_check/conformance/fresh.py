@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 import ovk_ref
-from ovk_ref import tolerances
+from ovk_ref import atomic_file, tolerances
 from proofs_check.conformance.vectors import ALGORITHMS, EXACT_FIELDS, FORMAT, Case, cases_in
 
 FRESH_REGIME = "fresh"
@@ -157,7 +157,7 @@ def shrink(case: Case, fails, outcome=None) -> Case:
 
 def write_case_file(case: Case, path: Path) -> None:
     """A replayable case file (format ``ovk-vectors-2``, expected values as float.hex)."""
-    path.write_text(json.dumps({"format": FORMAT, "cases": [case.to_dict()]}, indent=1) + "\n")
+    atomic_file.write_text(path, json.dumps({"format": FORMAT, "cases": [case.to_dict()]}, indent=1) + "\n")
 
 
 def read_case_file(path: Path) -> list[Case]:

@@ -21,7 +21,7 @@ import mpmath
 import numpy as np
 
 import ovk_ref
-from ovk_ref import tolerances
+from ovk_ref import atomic_file, tolerances
 from proofs_check.conformance import cases as case_definitions
 from proofs_check.conformance import manifest
 from proofs_check.conformance.regimes import QUICK_REGIME, REFERENCE_REASON, REGIMES, stored_rounds
@@ -144,7 +144,7 @@ def _manifest_text(paths) -> str:
 def _pin_manifest_digest(digest: str) -> None:
     source = Path(manifest.__file__)
     text = re.sub(r'MANIFEST_SHA256 = "[0-9a-f]{64}"', f'MANIFEST_SHA256 = "{digest}"', source.read_text())
-    source.write_text(text)
+    atomic_file.write_text(source, text)
 
 
 def main(argv=None) -> int:
@@ -164,14 +164,14 @@ def main(argv=None) -> int:
                 differing.append(path.name)
         else:
             path.parent.mkdir(exist_ok=True)
-            path.write_bytes(data)
+            atomic_file.write_bytes(path, data)
             print(f"wrote {path} ({len(data)} bytes)", flush=True)
     all_files = [vector_path(algorithm) for algorithm in ALGORITHMS] + [regime_path(regime) for regime in REGIMES]
     if args.check:
         if not args.quick and manifest.MANIFEST_PATH.read_text() != _manifest_text(all_files):
             differing.append(manifest.MANIFEST_PATH.name)
     else:   # the manifest covers every file (with --quick the regime files on disk)
-        manifest.MANIFEST_PATH.write_text(_manifest_text(all_files))
+        atomic_file.write_text(manifest.MANIFEST_PATH, _manifest_text(all_files))
         _pin_manifest_digest(manifest.sha256(manifest.MANIFEST_PATH))
         print(f"wrote {manifest.MANIFEST_PATH} and pinned its sha256 in {manifest.__file__}")
     if differing:

@@ -1,6 +1,10 @@
 """``ovk-check verify --scheduler ADDRESS`` (issue 14, item 3): a real Dask scheduler and two workers, started as
-their own processes on the loopback interface, run a small hunt and report what the serial run reports."""
+their own processes on the loopback interface, run a small hunt and report what the serial run reports. They follow
+the test process (``proofs_check.parent_watch``): a killed test run leaves no scheduler or worker behind."""
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -24,9 +28,16 @@ def _report(path: Path) -> list:
             for verdict in json.loads(path.read_text())["verdicts"]]
 
 
-def _start(arguments, tmp_path, name):
+def _start(module_and_arguments, tmp_path, name, parent=None):
+    """``python -m MODULE ARGS`` as its own session, ending when the process ``parent`` (this one) ends."""
     log = open(tmp_path / f"{name}.log", "w")
-    return subprocess.Popen(arguments, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True), log
+    command = [sys.executable, "-m", "proofs_check.parent_watch", str(parent or os.getpid()), *module_and_arguments]
+    return subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True), log
+
+
+def _scheduler_command(scheduler_file: Path) -> list:
+    return ["distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+            "--scheduler-file", str(scheduler_file)]
 
 
 def _scheduler_address(scheduler_file: Path, process) -> str:
@@ -46,13 +57,11 @@ def test_a_dask_cluster_on_loopback_reports_what_the_serial_run_reports(tmp_path
     scheduler_file = tmp_path / "scheduler.json"
     started = []
     try:
-        started.append(_start([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                               "--port", "0", "--no-dashboard", "--scheduler-file", str(scheduler_file)],
-                              tmp_path, "scheduler"))
+        started.append(_start(_scheduler_command(scheduler_file), tmp_path, "scheduler"))
         address = _scheduler_address(scheduler_file, started[0][0])
         assert address.startswith("tcp://127.0.0.1:")
         for number in range(2):    # two threads each: units sharing a worker process still take turns
-            started.append(_start([sys.executable, "-m", "distributed.cli.dask_worker", address, "--host", "127.0.0.1",
+            started.append(_start(["distributed.cli.dask_worker", address, "--host", "127.0.0.1",
                                    "--nthreads", "2", "--no-dashboard", "--no-nanny", "--name", f"worker-{number}",
                                    "--local-directory", str(tmp_path / f"worker-{number}")], tmp_path, f"worker-{number}"))
         with distributed.Client(address, timeout=STARTUP_SECONDS) as client:
@@ -76,3 +85,32 @@ def test_a_dask_cluster_on_loopback_reports_what_the_serial_run_reports(tmp_path
                 process.kill()
                 process.wait()
             log.close()
+
+
+def _alive(pid: int) -> bool:
+    """``pid`` runs (a zombie has ended: its parent is gone, and a container's init may not reap it)."""
+    state = subprocess.run(["ps", "-o", "stat=", "-p", str(pid)], capture_output=True, text=True).stdout.strip()
+    return bool(state) and not state.startswith("Z")
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX signals")
+def test_the_test_cluster_ends_with_the_test_process(tmp_path):
+    """A stand-in for the test process starts a scheduler as the test above does, and is killed (SIGKILL): the
+    scheduler is gone within seconds (it stayed for ever when the tests started it with plain Popen)."""
+    stand_in = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    scheduler_file = tmp_path / "scheduler.json"
+    scheduler, log = _start(_scheduler_command(scheduler_file), tmp_path, "scheduler", parent=stand_in.pid)
+    try:
+        _scheduler_address(scheduler_file, scheduler)
+        stand_in.kill()
+        stand_in.wait()
+        deadline = time.monotonic() + 5
+        while _alive(scheduler.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(scheduler.pid), "the scheduler outlived the process it follows"
+    finally:
+        stand_in.kill()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(scheduler.pid, signal.SIGKILL)
+        scheduler.wait()
+        log.close()

@@ -70,7 +70,9 @@ def previous(tmp_path_factory):
     ("ovk_experiments.output.rows", "write_csv", 1, "previous"),           # CSV written, figures not
     ("ovk_experiments.output.figures", "figure2", 1, "previous"),          # all but the report
     ("ovk_experiments.output.atomic", "write_manifest", 1, "previous"),    # complete, not yet moved
-    ("os", "replace", 2, "new"),                                           # moved into place, old not yet deleted
+    # each of the 4 outputs and the manifest is one os.replace (atomic_file), then the previous folder aside (6th)
+    # and the new one in place (7th): killed there, the old one is not yet deleted
+    ("os", "replace", 7, "new"),
 ], ids=["after-csv", "after-figures", "after-manifest", "after-move"])
 def test_a_run_killed_while_writing_leaves_a_complete_output(previous, tmp_path, module, function, call, outcome):
     out = tmp_path / "run"

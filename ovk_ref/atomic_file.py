@@ -1,0 +1,118 @@
+"""Writing a file so that it holds its previous content or the new one, whole, never a part of either.
+
+Every file the project writes (checkpoints, reports, Markdown, CSV, figures, case files, vectors) goes through
+``replacing(path)``: the new content is written to a temporary file in the same folder (``.NAME.tmp-XXXXXXXX``),
+flushed and fsync'ed, renamed over ``NAME`` (``os.replace``: atomic on POSIX and Windows), and the folder is
+fsync'ed so that the rename survives a crash. An error on the way (a full disk, a quota, a read-only file system)
+deletes the temporary file, leaves ``NAME`` as it was and raises ``OutputError``, an ``OSError`` whose message
+names the path and the errno. A kill (SIGKILL, power loss) can leave the temporary file behind, never a partial
+``NAME``. A path that exists and is not a regular file (``/dev/stdout``, ``/dev/null``, a FIFO) cannot be replaced
+by a rename: it is written in place.
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+from pathlib import Path
+
+
+class OutputError(OSError):
+    """An output could not be written (``filename``, ``errno``, ``strerror`` as for any ``OSError``). When
+    ``replaced`` (a file written by ``replacing``), its previous content, if it had one, is intact."""
+
+    replaced = True
+
+    def __str__(self) -> str:
+        code = errno.errorcode.get(self.errno, "unknown errno")
+        intact = "; its previous content, if any, is unchanged" if self.replaced else ""
+        return f"cannot write {self.filename}: {self.strerror} ({code}, errno {self.errno}){intact}"
+
+
+def output_error(path, error: OSError, replaced: bool = True) -> OutputError:
+    """``error`` (raised while writing ``path``) as an ``OutputError`` naming ``path``."""
+    converted = OutputError(error.errno if error.errno is not None else errno.EIO, error.strerror or str(error),
+                            str(path))
+    converted.replaced = replaced
+    return converted
+
+
+def fsync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable, where the platform can (POSIX; Windows cannot open a folder). The
+    rename is done either way, so an error here (a file system that cannot sync folders) is not reported."""
+    if os.name != "posix":
+        return
+    with contextlib.suppress(OSError):
+        handle = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)
+
+
+def _new_temporary(target: Path) -> tuple[int, Path]:
+    """A new file beside ``target``, created exclusively, with the permissions ``target`` has (or, for a new file,
+    those the umask gives, as ``open`` would)."""
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = None
+    while True:
+        temporary = target.with_name(f".{target.name}.tmp-{secrets.token_hex(4)}")
+        try:
+            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+        except FileExistsError:
+            continue
+        if mode is not None and hasattr(os, "fchmod"):
+            os.fchmod(handle, mode)
+        return handle, temporary
+
+
+@contextlib.contextmanager
+def replacing(path, mode: str = "w", **open_arguments):
+    """A file object (``open``'s ``mode`` "w" or "wb" and keyword arguments) for the new content of ``path``;
+    ``path`` is replaced by it when the block ends without an exception. Any ``OSError`` in the block or in the
+    replacement becomes ``OutputError``; on any exception ``path`` is left as it was."""
+    if mode not in ("w", "wb"):
+        raise ValueError(f"mode must be 'w' or 'wb', got {mode!r}")
+    if mode == "w":
+        open_arguments.setdefault("encoding", "utf-8")
+    target = Path(os.path.realpath(path))    # through a symbolic link, as open() would write
+    in_place = target.exists() and not target.is_file()
+    try:
+        if in_place:
+            with open(target, mode, **open_arguments) as stream:
+                yield stream
+            return
+        handle, temporary = _new_temporary(target)
+    except OutputError:
+        raise
+    except OSError as error:
+        raise output_error(path, error, replaced=not in_place) from None
+    try:
+        with os.fdopen(handle, mode, **open_arguments) as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if isinstance(error, OSError) and not isinstance(error, OutputError):
+            raise output_error(path, error) from None
+        raise
+    fsync_folder(target.parent)
+
+
+def write_text(path, text: str, encoding: str = "utf-8") -> None:
+    """Replace ``path`` by ``text`` (``replacing``)."""
+    with replacing(path, "w", encoding=encoding) as stream:
+        stream.write(text)
+
+
+def write_bytes(path, data: bytes) -> None:
+    """Replace ``path`` by ``data`` (``replacing``)."""
+    with replacing(path, "wb") as stream:
+        stream.write(data)
