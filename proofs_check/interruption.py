@@ -3,12 +3,16 @@ staging folders deleted, no output half written), then ``ovk-check`` prints one 
 signal's number, the shells' convention (130 for SIGINT, 143 for SIGTERM)."""
 from __future__ import annotations
 
+import _thread
 import contextlib
 import signal
+import sys
 import threading
 
 #: the signals that interrupt a run (SIGTERM: what ``timeout``, ``kill`` and CI runners send)
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: how long after a swallowed interruption it is delivered again: a gc callback or a ``__del__`` takes microseconds
+REDELIVERY_SECONDS = 0.01
 
 
 class Interrupted(KeyboardInterrupt):
@@ -34,6 +38,27 @@ def _interrupt(signum, frame):
     raise Interrupted(signum)
 
 
+def _raise_again_if_swallowed(previous_hook):
+    """An ``unraisablehook`` that raises a swallowed ``Interrupted`` again in the main thread.
+
+    A signal handler runs between any two bytecodes, also inside a garbage-collector callback or a ``__del__``
+    (Hypothesis registers a gc callback), where Python prints an exception as "Exception ignored in ..." and goes
+    on: the run would continue as if the signal had never come. The hook re-arms the handler for that signal and
+    has it delivered once more (``_thread.interrupt_main``) from another thread a moment later, once the main
+    thread has left the callback (delivered at once, it would run inside the hook and be swallowed again); should it
+    land in a callback again, the hook sees it again."""
+    def hook(unraisable):
+        if isinstance(unraisable.exc_value, Interrupted):
+            signum = unraisable.exc_value.signum
+            signal.signal(signum, _interrupt)
+            again = threading.Timer(REDELIVERY_SECONDS, _thread.interrupt_main, args=(signum,))
+            again.daemon = True
+            again.start()
+            return
+        previous_hook(unraisable)
+    return hook
+
+
 @contextlib.contextmanager
 def signals_raise():
     """Within the block, SIGINT and SIGTERM raise ``Interrupted`` (in the main thread; elsewhere Python cannot
@@ -42,8 +67,11 @@ def signals_raise():
         yield
         return
     previous = {number: signal.signal(number, _interrupt) for number in SIGNALS}
+    previous_hook = sys.unraisablehook
+    sys.unraisablehook = _raise_again_if_swallowed(previous_hook)
     try:
         yield
     finally:
+        sys.unraisablehook = previous_hook
         for number, handler in previous.items():
             signal.signal(number, handler)

@@ -1,0 +1,57 @@
+"""A Ctrl-C or SIGTERM that lands in a garbage-collector callback or a ``__del__`` still stops the run.
+
+Python runs a signal handler between any two bytecodes, also inside a gc callback (Hypothesis registers one), where
+the exception it raises is printed as "Exception ignored in ..." and dropped: ``verify --workers 1`` then ran to its
+end and exited 0 after a Ctrl-C, about one time in three. ``interruption.signals_raise`` delivers such a
+swallowed interruption again.
+"""
+import gc
+import signal
+import sys
+import time
+
+import pytest
+
+from proofs_check import interruption
+
+#: how long the main thread waits for the interruption to come back (a loaded machine is slow, never wrong)
+DEADLINE_SECONDS = 10.0
+#: how long the planted fault's run waits: 100 times the redelivery delay, so a working hook would have acted
+LOST_AFTER_SECONDS = 100 * interruption.REDELIVERY_SECONDS
+
+
+def _swallowed_in_a_gc_callback(signum) -> None:
+    """What the signal handler does when the signal arrives during a collection: raise inside the callback."""
+    def callback(phase, info):
+        gc.callbacks.remove(callback)
+        raise interruption.Interrupted(signum)
+    gc.callbacks.append(callback)
+    gc.collect()
+
+
+def _wait_for_it(seconds: float = DEADLINE_SECONDS) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interruption_swallowed_by_a_gc_callback_is_delivered_again(signum):
+    with interruption.signals_raise():
+        with pytest.raises(interruption.Interrupted) as caught:
+            _swallowed_in_a_gc_callback(signum)
+            _wait_for_it()
+    assert caught.value.signum == signum
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_the_check_catches_an_interruption_left_swallowed(monkeypatch):
+    """Planted fault: the hook that delivers it again left out; the interruption is lost and the wait ends."""
+    monkeypatch.setattr(interruption, "_raise_again_if_swallowed", lambda previous_hook: previous_hook)
+    with interruption.signals_raise():
+        monkeypatch.setattr(sys, "unraisablehook", lambda unraisable: None)   # pytest's would turn it into a warning
+        _swallowed_in_a_gc_callback(signal.SIGINT)
+        started = time.monotonic()
+        _wait_for_it(LOST_AFTER_SECONDS)
+    assert time.monotonic() - started >= LOST_AFTER_SECONDS
