@@ -117,8 +117,9 @@ def psd_matrices(draw, d: int):
 
 @reused
 def output_matrices(d: int):
-    """The paper's ``J`` (a fresh array each draw) or a drawn PSD matrix."""
-    return st.one_of(st.just(d).map(ovk_ref.paper_J), psd_matrices(d))
+    """The paper's ``J`` (a fresh array each draw, from ``ovk_ref.paper_J`` as bound at the draw: a cached strategy
+    never keeps a function a planted fault replaced) or a drawn PSD matrix."""
+    return st.one_of(st.just(d).map(lambda size: ovk_ref.paper_J(size)), psd_matrices(d))
 
 
 @reused
