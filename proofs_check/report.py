@@ -31,7 +31,10 @@ def mark_text(verdict) -> str:
 
 
 def margin_text(verdict) -> str:
-    """The tightest informative instance's margin ``(bound - observed)/scale``, ``scale`` the bound's own size."""
+    """The margin ``(bound - observed)/scale`` (``scale`` the bound's own size) of the counterexample printed beside it
+    for a false verdict, else of the tightest informative instance."""
+    if verdict.verdict == "false" and verdict.counterexample_margin is not None:
+        return f"{verdict.counterexample_margin:.3g}"
     if verdict.verdict == "not applicable" or math.isinf(verdict.worst_margin):
         return "-"
     return f"{verdict.worst_margin:.3g}"

@@ -68,8 +68,11 @@ class Verdict:
     worst_observed: float | None = None  # the two sides compared at that instance
     worst_bound: float | None = None
     worst_quantities: dict = field(default_factory=dict)
+    worst_instance: dict | None = None   # the instance at worst_margin (the tightest one)
     counterexample: dict | None = None
     counterexample_quantities: dict = field(default_factory=dict)
+    counterexample_margin: float | None = None   # the relative margin of ``counterexample`` itself, computed on it
+    worst_settled_margin: float = math.inf   # a bound's smallest informative margin over rounds t >= SETTLED_ROUND
     rechecked: int = 0            # instances recomputed at RECHECK_DIGITS digits
     error: str = ""
     known: bool = False           # the counterexample is a known one, replayed because the search found none
@@ -93,8 +96,16 @@ class Verdict:
         return self.as_expected and self.meets_floor
 
     def to_dict(self) -> dict:
-        return {**self.__dict__, "worst_margin": None if math.isinf(self.worst_margin) else self.worst_margin,
-                "as_expected": self.as_expected, "meets_floor": self.meets_floor}
+        """The fields, and ``tightest``: the tightest instance checked (informative, or violating) with its margin, its
+        two sides and its quantities, apart from the counterexample (which may be another, shrunk instance)."""
+        fields = {key: value for key, value in self.__dict__.items() if key != "worst_instance"}
+        worst_margin = None if math.isinf(self.worst_margin) else self.worst_margin
+        fields["worst_settled_margin"] = None if math.isinf(self.worst_settled_margin) else self.worst_settled_margin
+        tightest = None if self.worst_instance is None else {
+            "margin": worst_margin, "observed": self.worst_observed, "bound": self.worst_bound,
+            "quantities": self.worst_quantities, "instance": self.worst_instance}
+        return {**fields, "worst_margin": worst_margin, "tightest": tightest, "as_expected": self.as_expected,
+                "meets_floor": self.meets_floor}
 
 
 class _Violation(AssertionError):
@@ -337,8 +348,10 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
         verdict.rechecked += rechecked
         margin = outcome.relative_margin
         if (outcome.informative or violated) and (margin < verdict.worst_margin or math.isnan(margin)):
-            verdict.worst_margin, verdict.worst_quantities = margin, outcome.quantities
+            verdict.worst_margin, verdict.worst_quantities, verdict.worst_instance = margin, outcome.quantities, instance
             verdict.worst_observed, verdict.worst_bound = outcome.observed, outcome.bound
+        if outcome.informative and outcome.settled is not None and not outcome.settled >= verdict.worst_settled_margin:
+            verdict.worst_settled_margin = outcome.settled
         if violated:
             failing.setdefault("found_at", verdict.instances)
         return violated, outcome.informative, {"quantities": outcome.quantities, "margin": margin}
@@ -357,6 +370,7 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
     except _Violation:
         verdict.verdict = "false"
         verdict.counterexample = failing["instance"]   # the last failing call is Hypothesis' replay of its smallest
+        verdict.counterexample_margin = failing["margin"]     # checked on that instance (near 0: at RECHECK_DIGITS)
         verdict.counterexample_quantities = {"relative_margin": failing["margin"], **failing["quantities"]}
     except Exception as error:  # noqa: BLE001 -- a check that raises is reported, not hidden
         verdict.verdict = "error"
@@ -374,8 +388,11 @@ def _replay_known(claim, impl, verdict) -> None:
         verdict.rechecked += rechecked
         if violated:
             verdict.verdict, verdict.known = "false", True
-            verdict.worst_margin = min(verdict.worst_margin, outcome.relative_margin)
-            verdict.counterexample = instance
+            if outcome.relative_margin < verdict.worst_margin or math.isnan(outcome.relative_margin):
+                verdict.worst_margin, verdict.worst_quantities, verdict.worst_instance = (
+                    outcome.relative_margin, outcome.quantities, instance)
+                verdict.worst_observed, verdict.worst_bound = outcome.observed, outcome.bound
+            verdict.counterexample, verdict.counterexample_margin = instance, outcome.relative_margin
             verdict.counterexample_quantities = {"relative_margin": outcome.relative_margin, **outcome.quantities}
             return
 

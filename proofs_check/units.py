@@ -116,7 +116,8 @@ def merge_claim(parts: list[Verdict]) -> Verdict:
         floor=sum(part.floor for part in parts), rechecked=sum(part.rechecked for part in parts),
         seconds=sum(part.seconds for part in parts), worst_margin=tightest.worst_margin,
         worst_observed=tightest.worst_observed, worst_bound=tightest.worst_bound,
-        worst_quantities=tightest.worst_quantities)
+        worst_quantities=tightest.worst_quantities, worst_instance=tightest.worst_instance,
+        worst_settled_margin=min(part.worst_settled_margin for part in parts))
 
 
 def merge(units: list[Unit], results: list[dict]) -> list[Verdict]:

@@ -22,9 +22,12 @@ SMOOTH_LIPSCHITZ = ("huber", "softmax")
 
 
 def theorem_instances(truncation=False):
-    """Hyp. 1 and (Hyp. 2 with a feature kernel, for the certified comparator) or Hyp. 3 (any kernel)."""
+    """Hyp. 1 and (Hyp. 2 with a feature kernel, for the certified comparator) or Hyp. 3 (any kernel), and streams
+    where Prop. 1's norm bound is attained (``strategies.tight_onorma_instances``: one point, the loss's subgradient
+    of norm C in one direction every round, the targets far beyond the prediction)."""
     return st.one_of(strategies.onorma_instances("hyp2", feature_only=True, truncation=truncation, max_n=8, min_n=2),
-                     strategies.onorma_instances("hyp3", truncation=truncation, max_n=8, min_n=2))
+                     strategies.onorma_instances("hyp3", truncation=truncation, max_n=8, min_n=2),
+                     strategies.tight_onorma_instances("hyp2", feature_only=True, max_n=6))
 
 
 #: what makes an instance of a risk bound (Theorems 1-2) informative
@@ -91,7 +94,7 @@ def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, tr
     risks = list(common.regularised_risks(K, instance["loss"], trajectory, instance["lam"], post_update=post_update))
     removed = _removed_norms(instance, trajectory) if truncation_term else None
     u = U(instance, precision)
-    worst, excess_needed = None, False
+    worst, excess_needed, margins = None, False, []
     for n in range(1, len(risks) + 1):
         lhs = sum(risks[:n]) / n
         comparator = _comparator(instance, n, precision)
@@ -102,6 +105,7 @@ def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, tr
         # the excess term is needed at prefix n: the online average exceeds min R_reg by more than round-off
         excess_needed = excess_needed or float(lhs - comparator.lower) > (
             tolerances.IDENTITY_RTOL * float(abs(lhs) + abs(comparator.lower)) + tolerances.IDENTITY_ATOL)
+        margins.append(float(margin / slack))
         if worst is None or float(margin / slack) < worst.relative_margin:
             worst = Outcome(margin=float(margin), scale=float(slack),
                             magnitude=float(abs(lhs) + abs(comparator.lower) + slack + extra), quantities={
@@ -110,6 +114,7 @@ def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, tr
                                 "truncation_term": extra, "U": float(u)},
                             observed=float(lhs), bound=float(comparator.lower + slack + extra))
     worst.informative = len(risks) >= 2 and excess_needed
+    worst.settled = common.settled(margins)
     return worst
 
 
@@ -162,7 +167,7 @@ def theorem1_per_round(instance, impl, precision=None):
     etas = common.step_sizes(instance, n, precision)
     L = common.constant(constants.lam * constants.U_PROP1, instance, precision)
     risks = common.regularised_risks(K, loss, trajectory, lam, post_update=True)
-    worst = None
+    worst, margins = None, []
     for t in range(1, n + 1):
         zero = arithmetic.lift(np.zeros(trajectory.Y.shape[1]), etas[0])
         at_zero = loss.value(zero, arithmetic.lift(trajectory.Y[t - 1], etas[0]))        # R_t(0): ||0||^2 = 0
@@ -173,11 +178,13 @@ def theorem1_per_round(instance, impl, precision=None):
         observed = risks[t - 1] - at_zero
         magnitude = float(abs(previous) / eta_t + abs(current) / eta_t + abs(risks[t - 1]) + abs(at_zero) + allowance)
         margin = float(bound - observed)
+        margins.append(margin / float(allowance))
         if worst is None or margin / float(allowance) < worst.relative_margin:   # relative to the allowance for E_t
             worst = Outcome(margin=margin, scale=float(allowance), magnitude=magnitude, tie=tolerances.PSD_EIGENVALUE,
                             quantities={"round": t, "lhs": float(observed), "rhs": float(bound)},
                             observed=float(observed), bound=float(bound))
     worst.informative = common.resolved([float(trajectory.norm(K, t)) for t in range(1, n)])
+    worst.settled = common.settled(margins)
     return worst
 
 
@@ -237,7 +244,7 @@ def theorem2_certificate(instance, impl=None, precision=None):
     ratios = np.cumsum(terms) / (8 * rho * np.sqrt(t))
     worst = int(np.argmax(ratios))
     return Outcome(margin=float(1 - ratios[worst]), quantities={"n": worst + 1, "S_n/(8 rho sqrt n)": float(ratios[worst])},
-                   observed=float(ratios[worst]), bound=1.0)
+                   observed=float(ratios[worst]), bound=1.0, settled=common.settled(1 - ratios))
 
 
 _FACTOR = sp.Symbol("factor", positive=True)

@@ -175,8 +175,9 @@ def prop1_i(instance, impl, precision=None):
     record = common.run_onorma(impl, instance, precision=precision)
     n = len(record["predictions"])
     ratios = common.rows_norm(record["new_coefficients"]) / (common.step_sizes(instance, n, precision) * instance["C"])
-    return Outcome(margin=float(np.min(1 - ratios)), quantities={"max_ratio": float(np.max(ratios))},
-                   informative=float(np.max(ratios)) > tolerances.IDENTITY_RTOL, observed=float(np.max(ratios)), bound=1.0)
+    return Outcome(margin=float(np.min(1 - ratios)), quantities={"max_ratio": float(np.max(ratios)), "round": int(np.argmax(ratios)) + 1},
+                   informative=float(np.max(ratios)) > tolerances.IDENTITY_RTOL, observed=float(np.max(ratios)), bound=1.0,
+                   settled=common.settled(1 - ratios))
 
 
 def _norm_bound_outcome(instance, impl, precision, factor) -> Outcome:
@@ -187,17 +188,20 @@ def _norm_bound_outcome(instance, impl, precision, factor) -> Outcome:
     bounds = factor * (1 - common.shrink_products(instance, n, precision))
     norms = [trajectory.norm(K, t) for t in range(1, n + 1)]
     # margin relative to the bound of the round: 1 - ||f_t|| / bound_t, tightest over t
-    worst = int(np.argmin([float((bounds[t] - norms[t]) / bounds[t]) for t in range(n)]))
+    margins = [float((bounds[t] - norms[t]) / bounds[t]) for t in range(n)]
+    worst = int(np.argmin(margins))
     # the bound goes through ||K(., x) a|| <= kappa ||a||: K is PSD only up to PSD_EIGENVALUE for a drawn float B
     return Outcome(margin=float(bounds[worst] - norms[worst]), scale=float(bounds[worst]), tie=tolerances.PSD_EIGENVALUE,
                    quantities={"round": worst + 1, "norm": float(norms[worst]), "bound": float(bounds[worst]),
                                "factor": float(factor)},
-                   informative=n >= 2 and common.resolved(float(norms[-1])), observed=float(norms[worst]), bound=float(bounds[worst]))
+                   informative=n >= 2 and common.resolved(float(norms[-1])), observed=float(norms[worst]), bound=float(bounds[worst]),
+                   settled=common.settled(margins))
 
 
 @claim("prop1.ii", statement="||f_t|| <= U (1 - prod_{k<=t}(1 - eta_k lam)) < U = C kappa / lam, also under truncation",
        reference="Prop. 1(ii); spec C10, E14", hypotheses="Hyp. 1-2, f_0 = 0, any truncation", expected="holds",
-       instances=strategies.onorma_instances("hyp2", truncation=True, min_n=2), uses=("onorma",),
+       instances=st.one_of(strategies.onorma_instances("hyp2", truncation=True, min_n=2), strategies.tight_onorma_instances("hyp2")),
+       uses=("onorma",),
        informative="two rounds or more and f_n != 0; margin 1 - ||f_t|| / bound_t at the tightest round")
 def prop1_ii(instance, impl, precision=None):
     return _norm_bound_outcome(instance, impl, precision, common.U(instance, precision))
@@ -205,7 +209,8 @@ def prop1_ii(instance, impl, precision=None):
 
 @claim("prop2.i", statement="||f_t|| <= (2 kappa C_y / lam)(1 - prod_{k<=t}(1 - eta_k lam)) < C_y / kappa, also under truncation",
        reference="Prop. 2(i); spec C12, E17", hypotheses="Hyp. 1, 3 (squared loss, ||y_t|| <= C_y, lam >= 2 kappa^2), f_0 = 0",
-       expected="holds", instances=strategies.onorma_instances("hyp3", truncation=True, min_n=2), uses=("onorma",),
+       expected="holds", instances=st.one_of(strategies.onorma_instances("hyp3", truncation=True, min_n=2),
+                                             strategies.tight_onorma_instances("hyp3")), uses=("onorma",),
        informative="two rounds or more and f_n != 0; margin 1 - ||f_t|| / bound_t at the tightest round")
 def prop2_i(instance, impl, precision=None):
     return _norm_bound_outcome(instance, impl, precision, common.constant(constants.PROP2_NORM_FACTOR, instance, precision))
@@ -229,7 +234,8 @@ def prop2_i_without_lam(instance, impl, precision=None):
 
 @claim("prop2.iii", statement="||f_{t-1}(x_t) - y_t|| < 2 C_y and ||alpha_{t,t}|| <= 2 eta_t C_y",
        reference="Prop. 2(ii)-(iii); spec C13, E16", hypotheses="Hyp. 1, 3, f_0 = 0, any truncation", expected="holds",
-       instances=strategies.onorma_instances("hyp3", truncation=True, min_n=2), uses=("onorma",),
+       instances=st.one_of(strategies.onorma_instances("hyp3", truncation=True, min_n=2),
+                           strategies.tight_onorma_instances("hyp3", reversal=True)), uses=("onorma",),
        informative="two rounds or more and a non-zero prediction f_{t-1}(x_t)")
 def prop2_iii(instance, impl, precision=None):
     record = common.run_onorma(impl, instance, precision=precision)
@@ -238,5 +244,8 @@ def prop2_iii(instance, impl, precision=None):
     residuals = common.rows_norm(record["predictions"] - Y) / (2 * C_y)
     steps = common.rows_norm(record["new_coefficients"]) / (2 * common.step_sizes(instance, n, precision) * C_y)
     ratio = max(residuals.max(), steps.max())
-    return Outcome(margin=float(1 - ratio), quantities={"max_residual/2C_y": float(residuals.max()), "max_step/(2 eta_t C_y)": float(steps.max())},
-                   informative=common.resolved(record["predictions"]), observed=float(ratio), bound=1.0)
+    per_round = [1 - max(residual, step) for residual, step in zip(residuals, steps)]
+    return Outcome(margin=float(1 - ratio), quantities={"max_residual/2C_y": float(residuals.max()), "max_step/(2 eta_t C_y)": float(steps.max()),
+                                                        "round": int(np.argmin([float(m) for m in per_round])) + 1},
+                   informative=common.resolved(record["predictions"]), observed=float(ratio), bound=1.0,
+                   settled=common.settled(per_round))
