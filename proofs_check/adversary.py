@@ -22,14 +22,12 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import seed as hypothesis_seed
 from scipy import optimize
 
 import ovk_ref
 from proofs_check.claims import CLAIMS
 from proofs_check.claims.monorma_guarantees import norm_factor2
-from proofs_check.runner import evaluate, search_seed
+from proofs_check.runner import evaluate, sample
 
 #: the bound claims: Propositions 1-2, Theorems 1-2 and MONORMA's factor bounds
 BOUND_CLAIMS = ("prop1.i", "prop1.ii", "prop2.i", "prop2.iii", "thm1.predictor", "thm1.sharpened", "thm1.post_update",
@@ -125,21 +123,6 @@ class Layout:
         return {**self.template, "X": X.tolist(), "Y": Y.tolist(), "lam": lam, "eta": rho / lam}
 
 
-def draws(claim_id: str, count: int = DRAWS, seed: int = 0) -> list:
-    """``count`` instances of the claim's strategy (distinct, in draw order), from a seed derived from the claim id."""
-    found = []
-
-    @settings(max_examples=count, phases=[Phase.generate], database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @hypothesis_seed(search_seed(claim_id, seed))
-    @given(CLAIMS[claim_id].instances)
-    def collect(instance):
-        if instance not in found:
-            found.append(instance)
-    collect()
-    return found
-
-
 def search(claim_id: str, *, draws_count: int = DRAWS, starts: int = STARTS, evaluations: int = EVALUATIONS,
            seed: int = 0, extra_starts=()) -> Found:
     """The highest ratio found for ``claim_id`` (``Found``): the best of the draws (and ``extra_starts``), each of the
@@ -148,7 +131,7 @@ def search(claim_id: str, *, draws_count: int = DRAWS, starts: int = STARTS, eva
         raise ValueError(f"claim must be one of the bound claims {BOUND_CLAIMS}, got {claim_id!r}")
     claim = CLAIMS[claim_id]
     start_time = time.perf_counter()
-    candidates = [(ratio(claim, instance), instance) for instance in [*extra_starts, *draws(claim_id, draws_count, seed)]]
+    candidates = [(ratio(claim, instance), instance) for instance in [*extra_starts, *sample(claim_id, draws_count, seed)]]
     candidates.sort(key=lambda pair: -pair[0][0])
     best = Found(claim_id, candidates[0][0][0], candidates[0][0][1], candidates[0][1], len(candidates), 0.0)
     for (value, _), instance in candidates[:starts]:

@@ -397,6 +397,30 @@ def _replay_known(claim, impl, verdict) -> None:
             return
 
 
+def sample(claim_id: str, count: int, seed: int = 0) -> list:
+    """``count`` draws of the claim's strategy, distinct, in draw order (Hypothesis' generation alone, seeded from the
+    claim id and ``seed``: no steering, no rejection, the strategy as it is)."""
+    found = []
+
+    @settings(max_examples=count, phases=[Phase.generate], database=None, deadline=None,
+              suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
+    @hypothesis_seed(search_seed(claim_id, seed))
+    @given(CLAIMS[claim_id].instances)
+    def collect(instance):
+        if instance not in found:
+            found.append(instance)
+    with _without_local_constants():
+        collect()
+    return found
+
+
+def informative_share(claim_id: str, count: int, seed: int = 0) -> tuple:
+    """``(informative, drawn)`` over ``sample(claim_id, count, seed)``: the informative share of the claim's strategy,
+    measured with enough draws once (the tests), where a verify run only counts its informative instances."""
+    instances = sample(claim_id, count, seed)
+    return sum(bool(evaluate(CLAIMS[claim_id], instance)[1].informative) for instance in instances), len(instances)
+
+
 def verify(claim_ids=None, profile: str | None = None, impl=ovk_ref, seed: int | None = None, progress=None) -> list[Verdict]:
     """``run_claim`` for every id in ``claim_ids`` (default: the whole registry), in registry order."""
     claim_ids = list(CLAIMS) if not claim_ids else list(claim_ids)
