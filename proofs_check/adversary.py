@@ -155,3 +155,35 @@ def search(claim_id: str, *, draws_count: int = DRAWS, starts: int = STARTS, eva
     best.seconds = time.perf_counter() - start_time
     return best
 
+
+
+#: what docs/bounds.md proves about each bound's best constant (the supremum of the ratio over the claim's
+#: instances): ``(value or None, what it is)``; None when only bounds on it are known
+BEST_CONSTANTS = {
+    "prop1.i": (1.0, "attained at every t (a loss whose subgradient has norm C)"),
+    "prop1.ii": (1.0, "attained at every t (one point, targets beyond reach)"),
+    "prop2.i": (0.5, "1/2 without truncation (attained at t = 1, approached at every t as lam/kappa^2 grows); "
+                     "above 1/2 with a window"),
+    "prop2.iii": (None, "at most 3/4 without truncation; not derived"),
+    "thm1.predictor": (None, "sqrt(10)/40 = 0.079 at n = 1; larger at n >= 2, not derived"),
+    "thm1.sharpened": (0.25, "1/4 at n = 1 (rho = 1/2); not derived for n >= 2"),
+    "thm1.post_update": (3 / 13, "3/13 at n = 1 (d = 1 norm loss, rho -> 1, y -> 0), at most 4/13 at n = 1; not derived for n >= 2"),
+    "thm1.per_round": (None, "not derived"),
+    "thm2.any_truncation": (0.25, "1/4 at n = 1 (as thm1.sharpened); not derived for n >= 2"),
+    "thm2.certificate": (None, "the maximum over its box of (rho, epsilon), computed"),
+    "monorma.norm_prop1_factor": (1.0, "attained at every t (step (u): ||u_t|| = C)"),
+    "monorma.norm_prop2_factor": (1.0, "attained at every t (step (c): sum_j delta_j = m^(1-1/r) for copies)"),
+}
+
+
+def tightness(claim_id: str, profile: str = "ci") -> dict:
+    """The claim's ``profile`` search (its worst margins, all rounds and t >= SETTLED_ROUND) and the adversarial search."""
+    from proofs_check.runner import run_claim
+    verdict = run_claim(claim_id, profile)
+    found = search(claim_id)
+    best, what = BEST_CONSTANTS[claim_id]
+    return {"claim": claim_id, "verdict": verdict.verdict, "worst_margin": verdict.worst_margin,
+            "worst_settled_margin": verdict.worst_settled_margin, "search_ratio": found.ratio, "search_t": found.t,
+            "search_instance": found.instance, "search_evaluations": found.evaluations, "search_seconds": found.seconds,
+            "best_constant": best, "best_constant_is": what,
+            "share_of_best": None if best is None else found.ratio / best}

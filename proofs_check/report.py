@@ -25,8 +25,7 @@ def mark_text(verdict) -> str:
     if not verdict.as_expected:
         return f" (! expected {verdict.expected})"
     if not verdict.meets_floor:
-        return (f" (! below the floor: {verdict.floor} informative and a share of those drawn not shown below "
-                f"{INFORMATIVE_FLOOR:.0%})")
+        return f" (! below the floor: {verdict.floor} informative, {INFORMATIVE_FLOOR:.0%} of the examples asked for)"
     return ""
 
 

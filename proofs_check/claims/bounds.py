@@ -158,7 +158,8 @@ def theorem1_post_update(instance, impl, precision=None):
 @claim("thm1.per_round", statement="R_t(f_t) - R_t(0) <= (||f_{t-1}||^2 - ||f_t||^2)/(2 eta_t) - (lam/2)||f_{t-1}||^2 + 2 L^2 eta_t + 2 lam L^2 eta_t^2 every round",
        reference="Thm. 1 post-update proof, per-round inequality with g = 0; spec C19, 11(v)",
        hypotheses="Hyp. 1-2 (L = kappa C = lam U), any kernel, no truncation", expected="holds",
-       instances=strategies.onorma_instances("hyp2", min_n=2), uses=("onorma",),
+       instances=st.one_of(strategies.onorma_instances("hyp2", min_n=2), strategies.tight_onorma_instances("hyp2")),
+       uses=("onorma",),
        informative="a round t >= 2 with f_{t-1} != 0; margin relative to the allowance 2 L^2 eta_t + 2 lam L^2 eta_t^2")
 def theorem1_per_round(instance, impl, precision=None):
     trajectory = common.trajectory(impl, instance, precision)
