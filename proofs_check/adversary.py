@@ -118,7 +118,7 @@ class Layout:
                 bound = self.template["C_y"] * (1 - 4 * np.finfo(float).eps)
                 Y = np.where(norms > bound, Y * (bound / np.maximum(norms, 1e-300)), Y)
         lam_code, rho_code = vector[position], vector[position + 1]
-        lam = float(self.floor * (1 + math.exp(min(lam_code, 30)))) if self.hyp3 else float(np.clip(math.exp(np.clip(lam_code, -30, 30)), *LAM_RANGE))
+        lam = float(self.floor * (1 + math.exp(np.clip(lam_code, -30, 30)))) if self.hyp3 else float(np.clip(math.exp(np.clip(lam_code, -30, 30)), *LAM_RANGE))
         rho = float(np.clip(_sigmoid(rho_code), *RHO_RANGE))
         return {**self.template, "X": X.tolist(), "Y": Y.tolist(), "lam": lam, "eta": rho / lam}
 
@@ -131,7 +131,7 @@ def search(claim_id: str, *, draws_count: int = DRAWS, starts: int = STARTS, eva
         raise ValueError(f"claim must be one of the bound claims {BOUND_CLAIMS}, got {claim_id!r}")
     claim = CLAIMS[claim_id]
     start_time = time.perf_counter()
-    candidates = [(ratio(claim, instance), instance) for instance in [*extra_starts, *sample(claim_id, draws_count, seed)]]
+    candidates = [(ratio(claim, instance), instance) for instance in [*extra_starts, *(sample(claim_id, draws_count, seed) if draws_count else [])]]
     candidates.sort(key=lambda pair: -pair[0][0])
     best = Found(claim_id, candidates[0][0][0], candidates[0][0][1], candidates[0][1], len(candidates), 0.0)
     for (value, _), instance in candidates[:starts]:
@@ -182,8 +182,10 @@ def tightness(claim_id: str, profile: str = "ci") -> dict:
     verdict = run_claim(claim_id, profile)
     found = search(claim_id)
     best, what = BEST_CONSTANTS[claim_id]
-    return {"claim": claim_id, "verdict": verdict.verdict, "worst_margin": verdict.worst_margin,
-            "worst_settled_margin": verdict.worst_settled_margin, "search_ratio": found.ratio, "search_t": found.t,
+    def finite(value):
+        return value if value is not None and math.isfinite(value) else None
+    return {"claim": claim_id, "verdict": verdict.verdict, "worst_margin": finite(verdict.worst_margin),
+            "worst_settled_margin": finite(verdict.worst_settled_margin), "search_ratio": finite(found.ratio), "search_t": found.t,
             "search_instance": found.instance, "search_evaluations": found.evaluations, "search_seconds": found.seconds,
             "best_constant": best, "best_constant_is": what,
-            "share_of_best": None if best is None else found.ratio / best}
+            "share_of_best": None if best is None or finite(found.ratio) is None else found.ratio / best}

@@ -8,7 +8,6 @@ where it is reached, beside the best constant docs/bounds.md proves. The claims 
 from __future__ import annotations
 
 import json
-import math
 import sys
 
 from proofs_check import outputs
@@ -27,7 +26,7 @@ def register(subparsers) -> None:
 
 
 def _number(value, digits=3) -> str:
-    return "-" if value is None or (isinstance(value, float) and math.isinf(value)) else f"{value:.{digits}g}"
+    return "-" if value is None else f"{value:.{digits}g}"
 
 
 def run(args) -> int:
@@ -37,7 +36,7 @@ def run(args) -> int:
         raise ValueError(f"--claim must be a bound claim ({', '.join(BOUND_CLAIMS)}), got {', '.join(unknown)}")
     workers = default_workers() if args.workers is None else check_workers("--workers", args.workers)
     rows = map_ordered(tightness, claim_ids, workers=workers,
-                       done=lambda index, row: print(f"  {row['claim']}: {row['search_ratio']:.4g} ({row['search_seconds']:.0f} s)",
+                       done=lambda index, row: print(f"  {row['claim']}: {_number(row['search_ratio'], 4)} ({row['search_seconds']:.0f} s)",
                                                      file=sys.stderr, flush=True))
     header = ("claim", "ci worst margin", "ci worst margin, t >= 3", "search: best ratio", "at t", "best constant",
               "search / best")
@@ -52,5 +51,5 @@ def run(args) -> int:
         print("  ".join(f"{h:{w}s}" for h, w in zip(header, widths)).rstrip())
         print("\n".join("  ".join(f"{c:{w}s}" for c, w in zip(cell, widths)).rstrip() for cell in cells))
     if args.json:
-        outputs.write_text(args.json, json.dumps({"rows": rows}, indent=2, default=lambda v: None if isinstance(v, float) and not math.isfinite(v) else v))
+        outputs.write_text(args.json, json.dumps({"rows": rows}, indent=2))
     return 0
