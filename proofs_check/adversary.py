@@ -34,7 +34,7 @@ BOUND_CLAIMS = ("prop1.i", "prop1.ii", "prop2.i", "prop2.iii", "thm1.predictor",
                 "thm1.per_round", "thm2.any_truncation", "thm2.certificate", "monorma.norm_prop1_factor",
                 "monorma.norm_prop2_factor")
 #: instances drawn per claim, starts kept, and objective evaluations per start
-DRAWS, STARTS, EVALUATIONS = 40, 3, 400
+DRAWS, STARTS, EVALUATIONS = 40, 5, 400
 #: the ranges the maps keep a field in (the strategies' ranges)
 LAM_RANGE, RHO_RANGE = (1e-3, 1e2), (1e-6, 1.0 - 1e-9)
 
@@ -123,6 +123,24 @@ class Layout:
         return {**self.template, "X": X.tolist(), "Y": Y.tolist(), "lam": lam, "eta": rho / lam}
 
 
+def _family(instance) -> tuple:
+    """What a local search cannot change: the loss, the number of rounds, the kernels' kind."""
+    loss = instance.get("loss")
+    return (loss if isinstance(loss, str) else (loss or {}).get("type"), len(instance.get("X", ())),
+            str(instance.get("kernel", instance.get("kernels", "")))[:24])
+
+
+def _diverse(candidates, count: int) -> list:
+    """The ``count`` best candidates, at most one per ``_family`` while there are others: a local search from two
+    instances of one family usually ends in one optimum."""
+    chosen, families = [], set()
+    for candidate in candidates:
+        if len(chosen) < count and _family(candidate[1]) not in families:
+            chosen.append(candidate)
+            families.add(_family(candidate[1]))
+    return chosen + [c for c in candidates if c not in chosen][: count - len(chosen)]
+
+
 def search(claim_id: str, *, draws_count: int = DRAWS, starts: int = STARTS, evaluations: int = EVALUATIONS,
            seed: int = 0, extra_starts=()) -> Found:
     """The highest ratio found for ``claim_id`` (``Found``): the best of the draws (and ``extra_starts``), each of the
@@ -134,7 +152,7 @@ def search(claim_id: str, *, draws_count: int = DRAWS, starts: int = STARTS, eva
     candidates = [(ratio(claim, instance), instance) for instance in [*extra_starts, *(sample(claim_id, draws_count, seed) if draws_count else [])]]
     candidates.sort(key=lambda pair: -pair[0][0])
     best = Found(claim_id, candidates[0][0][0], candidates[0][0][1], candidates[0][1], len(candidates), 0.0)
-    for (value, _), instance in candidates[:starts]:
+    for (value, _), instance in _diverse(candidates, starts):
         if not math.isfinite(value):
             continue
         layout = Layout(instance)

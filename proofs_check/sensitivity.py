@@ -171,7 +171,8 @@ def legend(matrix: Matrix, *, markdown: bool = False) -> str:
         others = [claim_id for claim_id in matrix.detectors(fault) if claim_id not in caught]
         found = (", ".join(caught) or "none") + (f"; also {', '.join(others)}" if others else "")
         if markdown:
-            lines.append(f"| {index} | {fault} | {FAULTS[fault].layer} | {FAULTS[fault].reason} | {found} ({len(caught)} of {scope}) |")
+            reason = FAULTS[fault].reason.replace("|", "\\|")     # GFM: a pipe in a cell is escaped
+            lines.append(f"| {index} | {fault} | {FAULTS[fault].layer} | {reason} | {found} ({len(caught)} of {scope}) |")
         else:
             lines.append(f"{index:>2d} {fault} [{FAULTS[fault].layer}]: {FAULTS[fault].reason}\n"
                          f"   turned false: {found} ({len(caught)} of {scope} in scope)")

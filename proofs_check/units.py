@@ -2,7 +2,8 @@
 
 A ``Unit`` is one Hypothesis search: a claim, the profile, the run seed, a shard index (which search seed:
 ``runner.search_seed(claim, seed, shard)``) and an instance budget (``examples``: informative instances asked
-for; None = the profile's ``max_examples``). ``run_unit(unit)`` needs nothing but the installed package and
+for; None = the profile's ``max_examples``), and for ``ovk-check sensitivity`` a planted fault
+(``proofs_check.faults``) applied in the process that runs it. ``run_unit(unit)`` needs nothing but the installed package and
 returns a plain dict (the fields of a ``runner.Verdict``: builtins, picklable), so a unit runs the same in this
 process, in a local worker process or on a Dask worker of another machine.
 
