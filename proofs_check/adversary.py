@@ -34,7 +34,7 @@ BOUND_CLAIMS = ("prop1.i", "prop1.ii", "prop2.i", "prop2.iii", "thm1.predictor",
                 "thm1.per_round", "thm2.any_truncation", "thm2.certificate", "monorma.norm_prop1_factor",
                 "monorma.norm_prop2_factor")
 #: instances drawn per claim, starts kept, and objective evaluations per start
-DRAWS, STARTS, EVALUATIONS = 40, 5, 400
+DRAWS, STARTS, EVALUATIONS = 120, 8, 400
 #: the ranges the maps keep a field in (the strategies' ranges)
 LAM_RANGE, RHO_RANGE = (1e-3, 1e2), (1e-6, 1.0 - 1e-9)
 
@@ -183,7 +183,7 @@ BEST_CONSTANTS = {
     "prop2.i": (0.5, "1/2 without truncation (attained at t = 1, approached at every t as lam/kappa^2 grows); "
                      "above 1/2 with a window"),
     "prop2.iii": (None, "at most 3/4 without truncation; not derived"),
-    "thm1.predictor": (None, "sqrt(10)/40 = 0.079 at n = 1; larger at n >= 2, not derived"),
+    "thm1.predictor": (None, "sqrt(10)/40 = 0.079 at n = 1; larger at n >= 2 (the search), not derived"),
     "thm1.sharpened": (0.25, "1/4 at n = 1 (rho = 1/2); not derived for n >= 2"),
     "thm1.post_update": (3 / 13, "3/13 at n = 1 (d = 1 norm loss, rho -> 1, y -> 0), at most 4/13 at n = 1; not derived for n >= 2"),
     "thm1.per_round": (None, "not derived"),
