@@ -8,8 +8,9 @@ the claim's own strategy (Hypothesis, seeded), keeps the ``STARTS`` of highest r
 fields, mapped so that every point is an instance of the claim's hypotheses:
 
 * inputs ``x_t`` in the box ``[0, 1]^p`` (a logistic map), targets within ``||y_t|| <= C_y`` under Hyp. 3 (a radial
-  projection), ``rho = eta lam`` in (0, 1), ``lam`` in [1e-3, 1e2] (Hyp. 2) or ``lam = c kappa^2`` with ``c >= 2``
-  (Hyp. 3); the kernel, the loss, ``C``, ``C_y``, ``m``, ``r`` and the truncation stay those of the start;
+  projection), ``rho = eta lam`` in (0, 1), ``lam`` in [1e-3, 1e2] (Hyp. 2) or ``lam > 2 S kappa^2`` (Hyp. 3; ``S = 1``
+  for ONORMA, ``m^((1-1/r)_+)`` for MONORMA's factor bound); the kernel, the loss, ``C``, ``C_y``, ``m``, ``r`` and the
+  truncation stay those of the start (the search starts from several: ``STARTS``, of distinct families first);
 * ``thm2.certificate``: ``(rho, epsilon)`` over its box.
 
 ``search(claim_id)`` returns the best ratio found, the round (or prefix) ``t`` where it is reached, and the instance.

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from dataclasses import dataclass, field
 
 from proofs_check.claims import CLAIMS
@@ -127,7 +128,6 @@ def assemble(reference_units, reference_results, units, results, fault_names, *,
 
 def run(claim_ids, fault_names, profile: str, seed: int | None, *, run_units) -> Matrix:
     """The whole sensitivity run; ``run_units(function, units)`` runs units where the caller says."""
-    import time
     start = time.perf_counter()
     reference_units = plan(claim_ids, profile, seed)
     reference_results = run_units(reference_unit, reference_units)

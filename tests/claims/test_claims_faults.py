@@ -2,11 +2,12 @@
 (as scikit-learn runs each estimator check against an estimator broken on purpose and asserts the check fails)."""
 import numpy as np
 import pytest
+from hypothesis import strategies as hypothesis_strategies
 
 import ovk_ref
 from ovk_ref.kernels import scalar
 from ovk_ref.online_learner import OnlineLearner
-from proofs_check import CLAIMS, MUTANTS, constants, run_claim
+from proofs_check import CLAIMS, MUTANTS, constants, run_claim, strategies
 from proofs_check.faults import FAULTS, LAYERS, recording
 from proofs_check.units import Unit, run_unit
 
@@ -103,3 +104,18 @@ def test_a_unit_plants_its_fault_in_the_process_that_runs_it():
     result = run_unit(Unit("onorma.closed_form", "ci", None, fault="shrink_halved"))
     assert result["verdict"] == "false" and result["instances"] == 1     # no shrinking: the first violation
     assert run_unit(Unit("onorma.closed_form", "ci", None))["verdict"] == "holds"
+
+
+@pytest.mark.parametrize(("claim_id", "fault", "drawn_before"), [
+    ("prop1.ii", "shrink_halved", strategies.onorma_instances("hyp2", truncation=True, min_n=2)),
+    ("thm1.predictor", "norm_gradient_unnormalised",
+     hypothesis_strategies.one_of(strategies.onorma_instances("hyp2", feature_only=True, max_n=8, min_n=2),
+                                  strategies.onorma_instances("hyp3", max_n=8, min_n=2)))])
+def test_the_tight_streams_catch_what_the_drawn_streams_miss(monkeypatch, claim_id, fault, drawn_before):
+    """strategies.tight_onorma_instances (one point at the top of K(x, x), targets along its top eigenvector): with the
+    claim's streams of before alone, ci does not see the fault; with the tight ones alone, it does."""
+    with FAULTS[fault].applied():
+        monkeypatch.setattr(CLAIMS[claim_id], "instances", drawn_before)
+        assert run_claim(claim_id, "ci", shrink=False).verdict == "holds"
+        monkeypatch.setattr(CLAIMS[claim_id], "instances", strategies.tight_onorma_instances("hyp2", feature_only=True))
+        assert run_claim(claim_id, "ci", shrink=False).verdict == "false"
