@@ -3,7 +3,8 @@
 ``verify`` asks whether a bound can be broken; this asks how much of it can be used. For a bound claim the ratio
 of an instance is ``1 - margin`` (margin relative to the bound's size, ``Outcome``): ``||f_t|| / bound_t`` for a
 norm bound, the share of the excess term ``a/sqrt(n) + b/n`` used for a theorem. The search draws instances with
-the claim's own strategy (Hypothesis, seeded), keeps the ``STARTS`` of highest ratio, and from each runs
+the claim's own strategy (Hypothesis, seeded) and tries each with its targets scaled (``TARGET_SCALES``), keeps the
+``STARTS`` of highest ratio, and from each runs
 ``scipy.optimize.minimize`` (Powell: no gradient, the ratio is piecewise smooth) on the instance's continuous
 fields, mapped so that every point is an instance of the claim's hypotheses:
 
@@ -131,6 +132,28 @@ class Layout:
         return {**self.template, "X": X.tolist(), "Y": Y.tolist(), "lam": lam, "eta": rho / lam}
 
 
+#: the targets of each draw also tried scaled by these factors: a local search does not cross the valley between a
+#: target beyond reach and one the first update overshoots (Theorem 1's post-update supremum needs y -> 0)
+TARGET_SCALES = (1e-3, 1e-1, 10.0)
+
+
+def _scaled_targets(instance) -> list:
+    """The instance with its targets scaled by each of ``TARGET_SCALES`` (kept within ``C_y`` under Hyp. 3)."""
+    if "Y" not in instance or ovk_ref.as_loss(instance["loss"]).one_hot_targets:
+        return []
+    Y = np.asarray(instance["Y"], dtype=float)
+    hyp3 = instance["loss"] == "squared" and instance.get("C") is None
+    scaled = []
+    for factor in TARGET_SCALES:
+        Z = factor * Y
+        if hyp3:
+            norms = np.linalg.norm(Z, axis=1, keepdims=True)
+            bound = instance["C_y"] * (1 - 4 * np.finfo(float).eps)
+            Z = np.where(norms > bound, Z * (bound / np.maximum(norms, 1e-300)), Z)
+        scaled.append({**instance, "Y": Z.tolist()})
+    return scaled
+
+
 def _family(instance):
     """What a local search cannot change and matters most to a bound: the loss (the norm loss reaches Theorem 1's
     post-update supremum, the squared loss Prop. 2's)."""
@@ -157,7 +180,9 @@ def search(claim_id: str, *, draws_count: int = DRAWS, starts: int = STARTS, eva
         raise ValueError(f"claim must be one of the bound claims {BOUND_CLAIMS}, got {claim_id!r}")
     claim = CLAIMS[claim_id]
     start_time = time.perf_counter()
-    candidates = [(ratio(claim, instance, exact=False), instance) for instance in [*extra_starts, *(sample(claim_id, draws_count, seed) if draws_count else [])]]
+    drawn = [*extra_starts, *(sample(claim_id, draws_count, seed) if draws_count else [])]
+    candidates = [(ratio(claim, instance, exact=False), instance)
+                  for instance in drawn + [variant for instance in drawn for variant in _scaled_targets(instance)]]
     candidates.sort(key=lambda pair: -pair[0][0])
     best = Found(claim_id, candidates[0][0][0], candidates[0][0][1], candidates[0][1], len(candidates), 0.0)
     for (value, _), instance in _diverse(candidates, starts):
