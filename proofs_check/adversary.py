@@ -210,19 +210,20 @@ def search(claim_id: str, *, draws_count: int = DRAWS, starts: int = STARTS, eva
 
 
 #: what docs/bounds.md proves about each bound's best constant (the supremum of the ratio over the claim's
-#: instances): ``(value or None, what it is)``; None when only bounds on it are known
+#: instances): ``(value, what it is)``, the value None where only part of it is derived
 BEST_CONSTANTS = {
     "prop1.i": (1.0, "attained at every t (a loss whose subgradient has norm C)"),
     "prop1.ii": (1.0, "attained at every t (one point, targets beyond reach)"),
-    "prop2.i": (0.5, "1/2 without truncation (attained at t = 1, approached at every t as lam/kappa^2 grows); "
-                     "above 1/2 with a window"),
+    "prop2.i": (0.5, "1/2 without truncation (attained at t = 1, approached at every t as lam/kappa^2 grows); a window "
+                     "of 1 gives 0.530, not derived with truncation"),
     "prop2.iii": (None, "at most 3/4 without truncation; not derived"),
-    "thm1.predictor": (None, "sqrt(10)/40 = 0.079 at n = 1; larger at n >= 2 (the search), not derived"),
-    "thm1.sharpened": (0.25, "1/4 at n = 1 (rho = 1/2); not derived for n >= 2"),
-    "thm1.post_update": (3 / 13, "3/13 at n = 1 (d = 1 norm loss, rho -> 1, y -> 0), at most 4/13 at n = 1; not derived for n >= 2"),
+    "thm1.predictor": (None, "n = 1: sqrt(10)/40 = 0.079 (proved); more at n >= 2, not derived"),
+    "thm1.sharpened": (None, "n = 1: 1/4 (proved); more at n >= 2, not derived"),
+    "thm1.post_update": (None, "n = 1: 3/13 = 0.2308 for d = 1 and the norm loss, at most 4/13 for any loss (proved); "
+                               "not derived for n >= 2"),
     "thm1.per_round": (None, "not derived"),
-    "thm2.any_truncation": (0.25, "1/4 at n = 1 (as thm1.sharpened); not derived for n >= 2"),
-    "thm2.certificate": (None, "the maximum over its box of (rho, epsilon), computed"),
+    "thm2.any_truncation": (None, "n = 1: 1/4 (as thm1.sharpened); more at n >= 2, not derived"),
+    "thm2.certificate": (None, "a function of (rho, epsilon) alone: the search's maximum over its box"),
     "monorma.norm_prop1_factor": (1.0, "attained at every t (step (u): ||u_t|| = C)"),
     "monorma.norm_prop2_factor": (1.0, "attained at every t (step (c): sum_j delta_j = m^(1-1/r) for copies)"),
 }
