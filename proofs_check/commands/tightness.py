@@ -45,7 +45,7 @@ def run(args) -> int:
               _number(row["share_of_best"])) for row in rows]
     if args.markdown:
         print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
-        print("\n".join("| " + " | ".join(cell) + " |" for cell in cells))
+        print("\n".join("| " + " | ".join(c.replace("|", "\\|") for c in cell) + " |" for cell in cells))   # GFM: pipes escaped
     else:
         widths = [max(len(header[i]), *(len(cell[i]) for cell in cells)) for i in range(len(header))]
         print("  ".join(f"{h:{w}s}" for h, w in zip(header, widths)).rstrip())
