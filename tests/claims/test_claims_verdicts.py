@@ -75,3 +75,20 @@ def test_the_floor_is_a_count_of_informative_instances():
     assert Verdict("c", "holds", "holds", instances=60, informative=20, floor=20).meets_floor
     assert not Verdict("c", "holds", "holds", instances=20, informative=19, floor=20).meets_floor
     assert Verdict("c", "false", "false", instances=1, informative=0, floor=20).meets_floor
+
+
+def test_a_counterexample_is_printed_with_its_own_margin_and_the_tightest_instance_kept_apart():
+    """The margin beside a counterexample is computed on it (a search that shrinks reports a smaller violation than
+    the first one it found); the JSON keeps the tightest instance, with its margin, as a field of its own."""
+    from proofs_check.report import margin_text
+    from proofs_check.runner import evaluate
+    verdict = run_claim("prop2.iv", "ci")
+    assert verdict.verdict == "false"
+    _, outcome, _ = evaluate(CLAIMS["prop2.iv"], verdict.counterexample)
+    assert verdict.counterexample_margin == outcome.relative_margin < 0
+    assert margin_text(verdict) == f"{outcome.relative_margin:.3g}"
+    tightest = verdict.to_dict()["tightest"]
+    # ci's first violation of prop2.iv is at margin -3.75, its shrunk counterexample at -0.437: the printed margin
+    # was once the first one's, beside the second instance
+    assert tightest["margin"] == verdict.worst_margin < verdict.counterexample_margin
+    assert evaluate(CLAIMS["prop2.iv"], tightest["instance"])[1].relative_margin == tightest["margin"]
