@@ -117,6 +117,16 @@ class MONORMA(OnlineLearner):
             return numerator * self.num.scalar(float("nan"))
         return numerator / denominator
 
+    def gamma_recursion(self, previous, c_t, K_xx, v_j, new):
+        """``gamma^j_t = c_t^2 gamma^j_{t-1} + <K^j(x_t,x_t) alpha_{t,t}, alpha_{t,t}> + 2 c_t <v_j, alpha_{t,t}>`` (spec 6.2)."""
+        return c_t**2 * previous + np.dot(K_xx @ new, new) + 2 * c_t * np.dot(v_j, new)
+
+    def next_weights(self, w):
+        """``delta_t`` from ``w``: ``weight_update(w)``, or ``delta_{t-1}`` kept when every ``w_j = 0`` (spec 6.3, E22)."""
+        if self.all_zero == "keep" and all(w_j == 0 for w_j in w):
+            return self.weights
+        return self.weight_update(w)
+
     def _divergence_fields(self, state):
         return ({"predictions": state["last_prediction"][None], "new_coefficients": state["last_new_coefficient"][None]},
                 {"gamma": state["gamma"][None]})
@@ -137,15 +147,12 @@ class MONORMA(OnlineLearner):
         # 5. gamma recursion, one evaluation K^j(x_t, x_t) per kernel
         gamma = self.gamma.copy()
         for j, kernel in enumerate(self.kernels):
-            gamma[j] = c_t**2 * self.gamma[j] + np.dot(kernel(x, x) @ new, new) + 2 * c_t * np.dot(v[j], new)
+            gamma[j] = self.gamma_recursion(self.gamma[j], c_t, kernel(x, x), v[j], new)
         evaluations += len(self.kernels)
         # 6. delta update
         w = np.array([self.weights[j] ** 2 * max(gamma[j], 0 * gamma[j]) for j in range(len(self.kernels))],
                      dtype=self.weights.dtype)
-        if self.all_zero == "keep" and all(w_j == 0 for w_j in w):
-            weights = self.weights  # keep delta_{t-1} (spec 6.3, E22)
-        else:
-            weights = self.weight_update(w)
+        weights = self.next_weights(w)
         return {"centres": centres, "alphas": alphas, "gamma": gamma, "weights": weights, "last_prediction": prediction,
                 "last_new_coefficient": new, "last_kernel_evaluations": evaluations}
 

@@ -25,13 +25,15 @@ def mark_text(verdict) -> str:
     if not verdict.as_expected:
         return f" (! expected {verdict.expected})"
     if not verdict.meets_floor:
-        return (f" (! below the floor: {verdict.floor} informative and a share of those drawn not shown below "
-                f"{INFORMATIVE_FLOOR:.0%})")
+        return f" (! below the floor: {verdict.floor} informative, {INFORMATIVE_FLOOR:.0%} of the examples asked for)"
     return ""
 
 
 def margin_text(verdict) -> str:
-    """The tightest informative instance's margin ``(bound - observed)/scale``, ``scale`` the bound's own size."""
+    """The margin ``(bound - observed)/scale`` (``scale`` the bound's own size) of the counterexample printed beside it
+    for a false verdict, else of the tightest informative instance."""
+    if verdict.verdict == "false" and verdict.counterexample_margin is not None:
+        return f"{verdict.counterexample_margin:.3g}"
     if verdict.verdict == "not applicable" or math.isinf(verdict.worst_margin):
         return "-"
     return f"{verdict.worst_margin:.3g}"

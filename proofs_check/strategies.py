@@ -10,6 +10,7 @@ regime satisfies a claim's hypotheses, or breaks exactly one: ``hyp3_without_lam
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import numpy as np
@@ -117,8 +118,9 @@ def psd_matrices(draw, d: int):
 
 @reused
 def output_matrices(d: int):
-    """The paper's ``J`` (a fresh array each draw) or a drawn PSD matrix."""
-    return st.one_of(st.just(d).map(ovk_ref.paper_J), psd_matrices(d))
+    """The paper's ``J`` (a fresh array each draw, from ``ovk_ref.paper_J`` as bound at the draw: a cached strategy
+    never keeps a function a planted fault replaced) or a drawn PSD matrix."""
+    return st.one_of(st.just(d).map(lambda size: ovk_ref.paper_J(size)), psd_matrices(d))
 
 
 @reused
@@ -169,9 +171,9 @@ def weighted_sums(draw, d: int, p: int):
 
 
 @reused
-def kernels(d: int, p: int, *, feature: bool = True):
-    """Any kernel of spec 3 with output dimension ``d`` on inputs of dimension ``p``."""
-    options = [separable_kernels(d), linear_quadratic_kernels(d), weighted_sums(d, p)]
+def kernels(d: int, p: int, *, feature: bool = True, sums: bool = True):
+    """Any kernel of spec 3 with output dimension ``d`` on inputs of dimension ``p`` (``sums``: weighted sums too)."""
+    options = [separable_kernels(d), linear_quadratic_kernels(d)] + ([weighted_sums(d, p)] if sums else [])
     if feature:
         options.append(feature_kernels(d, p))
     return st.one_of(*options)
@@ -295,10 +297,11 @@ def scaled(kernel, scale: float):
 @reused
 @st.composite
 def kernels_with_kappa2(draw, d: int, p: int, *, feature: bool = True, feature_only: bool = False,
-                        scale=(1e-3, 1e3)):
+                        scale=(1e-3, 1e3), sums: bool = True):
     """``(kernel, kappa2)``: a kernel of spec 3 times a log-uniform scale (so kappa covers small and large
-    values) and its ``kappa^2`` on ``[0,1]^p`` (Hypothesis 1), within KAPPA2_RANGE (> 0: E31)."""
-    base = draw(feature_kernels(d, p)) if feature_only else draw(kernels(d, p, feature=feature))
+    values) and its ``kappa^2`` on ``[0,1]^p`` (Hypothesis 1), within KAPPA2_RANGE (> 0: E31); without ``sums``, no
+    weighted sum of several kernels (every kernel left attains its kappa^2 at a vertex of the box)."""
+    base = draw(feature_kernels(d, p)) if feature_only else draw(kernels(d, p, feature=feature, sums=sums))
     kernel = scaled(base, draw(log_uniform(*scale)))
     exact = constants.kappa2(kernel, p)
     kappa2 = float(exact)
@@ -406,6 +409,62 @@ def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, t
     fields = {"lam": lam, "eta": eta, "loss": loss, "kappa2": kappa2, "C": ovk_ref.as_loss(loss).lipschitz,
               "C_y": C_y, "truncation": draw(truncations(len(X), truncation == "schedule")) if truncation else None}
     return _portable(kernel, X, Y, **fields)
+
+
+def top_direction(kernel, p: int) -> tuple:
+    """``(x*, v)``: the vertex of ``[0, 1]^p`` where ``||K(x, x)||_op`` is largest and the top eigenvector of
+    ``K(x*, x*)`` (for every kernel of spec 3 but sums of several, ``||K(x*, x*)||_op = kappa^2``, C3)."""
+    vertices = [np.array(v, dtype=float) for v in itertools.product((1.0, 0.0), repeat=p)]
+    tops = [np.linalg.eigh((kernel(v, v) + kernel(v, v).T) / 2) for v in vertices]
+    best = max(range(len(vertices)), key=lambda i: tops[i][0][-1])
+    return vertices[best], tops[best][1][:, -1]
+
+
+#: the Lipschitz losses whose subgradient keeps norm C and one direction while ||r_t|| > their threshold
+CONSTANT_GRADIENT_LOSSES = ("norm", "huber", "epsilon_insensitive")
+
+
+@st.composite
+def tight_onorma_instances(draw, regime: str, *, feature_only: bool = False, min_n: int = 3, max_n: int = 8,
+                           reversal: bool = False):
+    """Where the norm bounds of Propositions 1-2 are tightest once every step has acted (spec C10, C12;
+    docs/bounds.md): one point ``x*`` repeated, the vertex where ``||K(x, x)||_op = kappa^2``, every target along the
+    top eigenvector ``v`` of ``K(x*, x*)``, so that ``f_t`` stays a multiple of ``K(., x*) v`` and the triangle
+    inequality of the proofs is an equality; no truncation.
+
+    * ``hyp2``: a loss of ``CONSTANT_GRADIENT_LOSSES`` and ``y_t = Y v`` with ``Y`` beyond ``C kappa^2 / lam`` plus the
+      loss's threshold: the prediction (at most ``C kappa^2 / lam``) never reaches the target, the subgradient is
+      ``-C v`` every round and ``||f_t|| = U (1 - prod_k (1 - eta_k lam))`` exactly (prop1.ii attained at every t);
+    * ``hyp3``: squared loss, ``y_t = C_y v``, ``lam = c kappa^2`` with ``c`` in [100, 1e4]: ``||f_t|| / bound_t`` tends
+      to ``c / (2 (c + 1))`` (prop2.i's best constant is 1/2); with ``reversal``, ``c`` in [2, 4] and the last target
+      ``-C_y v``: the residual ``||f_{n-1}(x*) + C_y v||`` exceeds ``C_y`` by the prediction built up (prop2.iii).
+    Fields as ``onorma_instances``."""
+    d, p = draw(dimensions), draw(dimensions)
+    kernel, kappa2 = draw(kernels_with_kappa2(d, p, feature_only=feature_only, sums=False))
+    x, v = top_direction(kernel, p)
+    n = draw(integers(min_n, max_n))
+    if regime == "hyp2":
+        name = draw(st.sampled_from(CONSTANT_GRADIENT_LOSSES))
+        threshold = draw(st.floats(0.05, 2.0, **FLOATS))
+        loss = {"norm": "norm", "huber": {"type": "huber", "delta": threshold},
+                "epsilon_insensitive": {"type": "epsilon_insensitive", "epsilon": threshold}}[name]
+        C = ovk_ref.as_loss(loss).lipschitz
+        lam = draw(log_uniform(1e-3, 1e2))
+        size = (C * kappa2 / lam + (0.0 if name == "norm" else threshold)) * draw(log_uniform(1.01, 100.0))
+        C_y = size
+    elif regime == "hyp3":
+        loss, C = "squared", None
+        lam = kappa2 * draw(log_uniform(2.0, 4.0) if reversal else log_uniform(100.0, 1e4))
+        C_y = size = draw(log_uniform(1e-2, 1e2))
+    else:
+        raise ValueError(f"regime must be hyp2 or hyp3, got {regime!r}")
+    eta = draw(rhos()) / lam
+    assume(0 < eta * lam < 1)
+    Y = np.repeat((size * (1 - 4 * np.finfo(float).eps) * v)[None, :], n, axis=0)
+    if reversal:
+        Y[-1] = -Y[-1]
+    return _portable(kernel, np.repeat(x[None, :], n, axis=0), Y, lam=lam, eta=eta, loss=loss, kappa2=kappa2, C=C,
+                     C_y=C_y, truncation=None)
 
 
 @st.composite

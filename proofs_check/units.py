@@ -2,7 +2,8 @@
 
 A ``Unit`` is one Hypothesis search: a claim, the profile, the run seed, a shard index (which search seed:
 ``runner.search_seed(claim, seed, shard)``) and an instance budget (``examples``: informative instances asked
-for; None = the profile's ``max_examples``). ``run_unit(unit)`` needs nothing but the installed package and
+for; None = the profile's ``max_examples``), and for ``ovk-check sensitivity`` a planted fault
+(``proofs_check.faults``) applied in the process that runs it. ``run_unit(unit)`` needs nothing but the installed package and
 returns a plain dict (the fields of a ``runner.Verdict``: builtins, picklable), so a unit runs the same in this
 process, in a local worker process or on a Dask worker of another machine.
 
@@ -25,6 +26,7 @@ from threadpoolctl import threadpool_limits
 
 import ovk_ref
 from proofs_check import profiles
+from proofs_check.faults import FAULTS
 from proofs_check.runner import Verdict, run_claim
 
 #: A unit runs its BLAS calls on one thread: units already fill the cores, and OpenBLAS threads of two worker
@@ -46,10 +48,14 @@ class Unit:
     shard: int = 0
     examples: int | None = None   # informative instances asked for (None: the profile's max_examples)
     version: str = ovk_ref.__version__   # the ovk the plan was made with; a worker with another one refuses
+    #: a planted fault (proofs_check.faults) applied in the worker around the search, which then stops at its first
+    #: violation (no shrinking: the sensitivity matrix needs the verdict only)
+    fault: str | None = None
 
     @property
     def name(self) -> str:
-        return self.claim if self.shard == 0 else f"{self.claim}#{self.shard}"
+        name = self.claim if self.shard == 0 else f"{self.claim}#{self.shard}"
+        return name if self.fault is None else f"{name}@{self.fault}"
 
 
 def plan(claim_ids, profile: str, seed: int | None, split: int | None = None) -> list[Unit]:
@@ -77,7 +83,12 @@ def run_unit(unit: Unit, impl=ovk_ref) -> dict:
         raise RuntimeError(f"unit {unit.name} was planned with ovk {unit.version}, this worker has ovk "
                            f"{ovk_ref.__version__}: install the same version everywhere")
     with _ONE_SEARCH_AT_A_TIME, threadpool_limits(limits=1, user_api="blas"):
-        verdict = run_claim(unit.claim, unit.profile, impl, unit.seed, shard=unit.shard, examples=unit.examples)
+        if unit.fault is None:
+            verdict = run_claim(unit.claim, unit.profile, impl, unit.seed, shard=unit.shard, examples=unit.examples)
+        else:
+            with FAULTS[unit.fault].applied():
+                verdict = run_claim(unit.claim, unit.profile, impl, unit.seed, shard=unit.shard, examples=unit.examples,
+                                    shrink=False)
     return dataclasses.asdict(verdict)
 
 
@@ -106,7 +117,8 @@ def merge_claim(parts: list[Verdict]) -> Verdict:
         floor=sum(part.floor for part in parts), rechecked=sum(part.rechecked for part in parts),
         seconds=sum(part.seconds for part in parts), worst_margin=tightest.worst_margin,
         worst_observed=tightest.worst_observed, worst_bound=tightest.worst_bound,
-        worst_quantities=tightest.worst_quantities)
+        worst_quantities=tightest.worst_quantities, worst_instance=tightest.worst_instance,
+        worst_settled_margin=min(part.worst_settled_margin for part in parts))
 
 
 def merge(units: list[Unit], results: list[dict]) -> list[Verdict]:

@@ -17,6 +17,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 EXPECTED_VERDICTS = ("holds", "false", "open")
+#: the first round at which every step of ONORMA has acted on the iterate: a shrink of older terms, a new
+#: coefficient, and (with a window of 2) a truncation; bounds report their margin from this round on apart
+#: (``Outcome.settled``), since a bound that is tight only at t = 1 has not been tested against the shrink
+SETTLED_ROUND = 3
 #: functions an implementation under test may offer (ovk_ref's names)
 IMPLEMENTATION_FUNCTIONS = ("onorma", "monorma", "batch_ridge")
 
@@ -33,6 +37,7 @@ class Outcome:
     ``informative`` says whether the instance tests the claim at all (the claim's ``informative`` text says
     when: two rounds, a non-zero target, a delta update that happened, ...); ``observed`` and ``bound`` are the
     two sides compared where the margin is tightest (for an identity: the error and the error allowed).
+    ``settled``: for a bound checked round by round, its relative margin over the rounds t >= ``SETTLED_ROUND`` only.
     """
 
     margin: float
@@ -43,6 +48,7 @@ class Outcome:
     informative: bool = True
     observed: float | None = None
     bound: float | None = None
+    settled: float | None = None   # a bound's relative margin over rounds (prefixes) t >= SETTLED_ROUND; None: none
 
     @property
     def resolution_scale(self) -> float:

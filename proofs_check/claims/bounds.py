@@ -22,9 +22,14 @@ SMOOTH_LIPSCHITZ = ("huber", "softmax")
 
 
 def theorem_instances(truncation=False):
-    """Hyp. 1 and (Hyp. 2 with a feature kernel, for the certified comparator) or Hyp. 3 (any kernel)."""
-    return st.one_of(strategies.onorma_instances("hyp2", feature_only=True, truncation=truncation, max_n=8, min_n=2),
-                     strategies.onorma_instances("hyp3", truncation=truncation, max_n=8, min_n=2))
+    """Hyp. 1 and (Hyp. 2 with a feature kernel, for the certified comparator) or Hyp. 3 (any kernel); unless the
+    claim needs Theorem 2's schedule, also streams where Prop. 1's norm bound is attained
+    (``strategies.tight_onorma_instances``: one point, the loss's subgradient of norm C in one direction every round,
+    the targets far beyond the prediction; no truncation)."""
+    drawn = [strategies.onorma_instances("hyp2", feature_only=True, truncation=truncation, max_n=8, min_n=2),
+             strategies.onorma_instances("hyp3", truncation=truncation, max_n=8, min_n=2)]
+    tight = [] if truncation == "schedule" else [strategies.tight_onorma_instances("hyp2", feature_only=True, max_n=6)]
+    return st.one_of(*drawn, *tight)
 
 
 #: what makes an instance of a risk bound (Theorems 1-2) informative
@@ -91,7 +96,7 @@ def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, tr
     risks = list(common.regularised_risks(K, instance["loss"], trajectory, instance["lam"], post_update=post_update))
     removed = _removed_norms(instance, trajectory) if truncation_term else None
     u = U(instance, precision)
-    worst, excess_needed = None, False
+    worst, excess_needed, margins = None, False, []
     for n in range(1, len(risks) + 1):
         lhs = sum(risks[:n]) / n
         comparator = _comparator(instance, n, precision)
@@ -102,6 +107,7 @@ def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, tr
         # the excess term is needed at prefix n: the online average exceeds min R_reg by more than round-off
         excess_needed = excess_needed or float(lhs - comparator.lower) > (
             tolerances.IDENTITY_RTOL * float(abs(lhs) + abs(comparator.lower)) + tolerances.IDENTITY_ATOL)
+        margins.append(float(margin / slack))
         if worst is None or float(margin / slack) < worst.relative_margin:
             worst = Outcome(margin=float(margin), scale=float(slack),
                             magnitude=float(abs(lhs) + abs(comparator.lower) + slack + extra), quantities={
@@ -110,6 +116,7 @@ def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, tr
                                 "truncation_term": extra, "U": float(u)},
                             observed=float(lhs), bound=float(comparator.lower + slack + extra))
     worst.informative = len(risks) >= 2 and excess_needed
+    worst.settled = common.settled(margins)
     return worst
 
 
@@ -150,10 +157,19 @@ def theorem1_post_update(instance, impl, precision=None):
     return _theorem_outcome(instance, impl, precision, excess=constants.THEOREM1_EXCESS, post_update=True)
 
 
+def _first_update_moves(instance) -> bool:
+    """``f_1 != 0``: ``u_1^T K(x_1, x_1) u_1`` resolved, ``u_1`` the loss's subgradient at the prediction 0 (a hinge
+    target whose classes a rank-one ``B`` does not tell apart, a target inside the tube, leave ONORMA at 0 for ever,
+    and the per-round inequality 0 <= allowance)."""
+    X, Y = common.arrays(instance)
+    u = ovk_ref.as_loss(instance["loss"]).gradient(np.zeros(Y.shape[1]), Y[0])
+    return common.resolved(float(u @ common.kernel(instance)(X[0], X[0]) @ u), order=2)
+
+
 @claim("thm1.per_round", statement="R_t(f_t) - R_t(0) <= (||f_{t-1}||^2 - ||f_t||^2)/(2 eta_t) - (lam/2)||f_{t-1}||^2 + 2 L^2 eta_t + 2 lam L^2 eta_t^2 every round",
        reference="Thm. 1 post-update proof, per-round inequality with g = 0; spec C19, 11(v)",
        hypotheses="Hyp. 1-2 (L = kappa C = lam U), any kernel, no truncation", expected="holds",
-       instances=strategies.onorma_instances("hyp2", min_n=2), uses=("onorma",),
+       instances=strategies.onorma_instances("hyp2", min_n=2).filter(_first_update_moves), uses=("onorma",),
        informative="a round t >= 2 with f_{t-1} != 0; margin relative to the allowance 2 L^2 eta_t + 2 lam L^2 eta_t^2")
 def theorem1_per_round(instance, impl, precision=None):
     trajectory = common.trajectory(impl, instance, precision)
@@ -162,7 +178,7 @@ def theorem1_per_round(instance, impl, precision=None):
     etas = common.step_sizes(instance, n, precision)
     L = common.constant(constants.lam * constants.U_PROP1, instance, precision)
     risks = common.regularised_risks(K, loss, trajectory, lam, post_update=True)
-    worst = None
+    worst, margins = None, []
     for t in range(1, n + 1):
         zero = arithmetic.lift(np.zeros(trajectory.Y.shape[1]), etas[0])
         at_zero = loss.value(zero, arithmetic.lift(trajectory.Y[t - 1], etas[0]))        # R_t(0): ||0||^2 = 0
@@ -173,11 +189,13 @@ def theorem1_per_round(instance, impl, precision=None):
         observed = risks[t - 1] - at_zero
         magnitude = float(abs(previous) / eta_t + abs(current) / eta_t + abs(risks[t - 1]) + abs(at_zero) + allowance)
         margin = float(bound - observed)
+        margins.append(margin / float(allowance))
         if worst is None or margin / float(allowance) < worst.relative_margin:   # relative to the allowance for E_t
             worst = Outcome(margin=margin, scale=float(allowance), magnitude=magnitude, tie=tolerances.PSD_EIGENVALUE,
                             quantities={"round": t, "lhs": float(observed), "rhs": float(bound)},
                             observed=float(observed), bound=float(bound))
     worst.informative = common.resolved([float(trajectory.norm(K, t)) for t in range(1, n)])
+    worst.settled = common.settled(margins)
     return worst
 
 
@@ -237,7 +255,7 @@ def theorem2_certificate(instance, impl=None, precision=None):
     ratios = np.cumsum(terms) / (8 * rho * np.sqrt(t))
     worst = int(np.argmax(ratios))
     return Outcome(margin=float(1 - ratios[worst]), quantities={"n": worst + 1, "S_n/(8 rho sqrt n)": float(ratios[worst])},
-                   observed=float(ratios[worst]), bound=1.0)
+                   observed=float(ratios[worst]), bound=1.0, settled=common.settled(1 - ratios))
 
 
 _FACTOR = sp.Symbol("factor", positive=True)

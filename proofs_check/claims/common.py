@@ -8,6 +8,7 @@ generic operations (``rows_norm``, ``step_sizes(..., precision)``), so that a ti
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import mpmath
@@ -18,7 +19,7 @@ from ovk_ref import arithmetic, tolerances
 from ovk_ref.arithmetic import Arithmetic
 from ovk_ref.kernels import as_kernel
 from proofs_check import constants
-from proofs_check.claims.base import Outcome
+from proofs_check.claims.base import SETTLED_ROUND, Outcome
 
 
 def arrays(instance) -> tuple[np.ndarray, np.ndarray]:
@@ -174,3 +175,10 @@ def U(instance, precision=None):
     if loss_name(instance) != "squared":
         return constant(constants.U_PROP1, instance, precision)
     return constant(constants.U_PROP2, instance, precision)
+
+
+def settled(margins) -> float | None:
+    """The smallest of the relative ``margins`` of rounds (prefixes) ``t = 1, 2, ...`` from ``SETTLED_ROUND`` on;
+    None when there are fewer rounds (``Outcome.settled``)."""
+    later = [float(margin) for margin in list(margins)[SETTLED_ROUND - 1:]]
+    return min(later, key=lambda margin: (not math.isnan(margin), margin)) if later else None

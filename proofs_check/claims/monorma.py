@@ -188,21 +188,53 @@ def monorma_evaluations(instance, impl, precision=None):
     return outcome
 
 
+#: the constant feature kernel A(x) = 1 (K = 1 everywhere) on p inputs
+def _constant_feature(p: int) -> dict:
+    return {"type": "feature", "M": [[[1.0]]] + [[[0.0]]] * p}
+
+
+@st.composite
+def _vanishing_at_zero(draw, p: int):
+    """A kernel of spec 3 with ``K(x, .) = 0`` at ``x = 0``: linear, polynomial without offset, non-separable, feature
+    without constant term (d = 1)."""
+    B = [[draw(strategies.positive_weights())]]
+    return draw(st.sampled_from([
+        {"type": "linear_separable", "B": B}, {"type": "polynomial_separable", "degree": 2, "offset": 0.0, "B": B},
+        {"type": "linear_quadratic", "mu": draw(st.floats(0.0, 1.0)), "d": 1},
+        {"type": "feature", "M": [[[0.0]]] + [[[draw(st.floats(-2.0, 2.0))]] for _ in range(p)]}]))
+
+
 @st.composite
 def _all_zero_instances(draw):
-    instance = draw(strategies.monorma_instances())
-    Y = np.asarray(instance["Y"], dtype=float)
-    Y[0] = 0.0   # squared loss with y_1 = 0: alpha_{1,1} = 0, every gamma^j_1 = 0 (spec 6.3)
-    return {**instance, "Y": Y.tolist(), "loss": "squared"}
+    """An all-zero round at t = 2 after delta moved (spec 6.3, E22), exact in float64: the constant kernel ``K = 1``
+    and kernels that vanish at ``x = 0``; ``lam = 1/2``, ``eta = sqrt(2)`` (``eta_2 = 1``, ``c_2 = 1/2`` exactly),
+    ``r = 1``, squared loss. Round 1 at ``x = 0`` with ``y_1 = +-2^j``: only the constant kernel learns, so
+    ``delta_1 = e_const`` (moved from 1/m); round 2 at ``x = 0`` with ``y_2 = alpha_{1,1} / 2``: ``alpha_{2,2} =
+    -c_2 alpha_{1,1}`` cancels ``g_1``, every ``gamma^j_2 = 0``. Then up to four rounds drawn at random."""
+    p, others = draw(strategies.dimensions), draw(st.integers(1, 2))
+    kernels = [_constant_feature(p)] + [draw(_vanishing_at_zero(p)) for _ in range(others)]
+    kernels = draw(st.permutations(kernels))
+    y_1 = draw(st.sampled_from([1.0, -1.0])) * 2.0 ** draw(st.integers(-3, 3))
+    alpha = float(np.sqrt(2.0)) * y_1   # alpha_{1,1} = -eta_1 (0 - y_1)
+    X, Y = draw(strategies.streams(p, 1, max_n=4))
+    return {"kernels": kernels, "p": p, "d": 1, "X": [[0.0] * p] * 2 + X.tolist(), "Y": [[y_1], [alpha / 2]] + Y.tolist(),
+            "lam": 0.5, "eta": float(np.sqrt(2.0)), "r": 1.0, "loss": "squared"}
 
 
-@claim("monorma.all_zero_keeps_delta", statement="when every gamma^j_t = 0 the update keeps delta_{t-1} (no 0/0)",
-       reference="Alg. 2 step 3; spec 6.3, E22", hypotheses="squared loss, y_1 = 0", expected="holds", uses=("monorma",),
-       instances=_all_zero_instances(), informative="every instance (y_1 = 0 by construction: every gamma^j_1 = 0)")
+@claim("monorma.all_zero_keeps_delta", statement="when every w_j = (delta^j_{t-1})^2 gamma^j_t is 0 the update keeps "
+       "delta_{t-1} (no 0/0), also after delta moved",
+       reference="Alg. 2 step 3; spec 6.3, E22", hypotheses="any kernels, r > 0", expected="holds", uses=("monorma",),
+       instances=_all_zero_instances(),
+       informative="an all-zero round at t >= 2 after delta moved (delta_{t-1} != 1/m), as the run computed w")
 def all_zero(instance, impl, precision=None):
     record = run_monorma(impl, instance, precision)
     m = len(instance["kernels"])
-    return close(record["weights"][0], np.full(m, 1.0 / m))
+    previous = np.vstack([np.full((1, m), 1.0 / m), record["weights"][:-1]])
+    w = previous**2 * np.maximum(record["gamma"], 0)
+    rounds = [t for t in range(1, len(w) + 1) if not np.any(w[t - 1] > 0)]
+    outcome = close(record["weights"][[t - 1 for t in rounds]], previous[[t - 1 for t in rounds]], rounds=rounds)
+    outcome.informative = any(t >= 2 and np.any(previous[t - 1] != 1.0 / m) for t in rounds)
+    return outcome
 
 
 @st.composite

@@ -245,7 +245,7 @@ def _norm_outcome(instance, impl, precision, factor2, gradient_bound: float, *, 
     C, lam = gradient_bound, instance["lam"]
     kappas = [math.sqrt(k2) for k2 in instance["kappa2"]]
     bound = math.sqrt(float(factor2)) * C * max(kappas) / lam
-    worst, resolved = None, []
+    worst, resolved, margins = None, [], []
     for step in _norm_steps(instance, impl, precision):
         norm = math.sqrt(max(step["norm2"], 0.0))
         resolved.append(norm)
@@ -256,15 +256,18 @@ def _norm_outcome(instance, impl, precision, factor2, gradient_bound: float, *, 
                        for j, (g2, kappa) in enumerate(zip(step["norms2"], kappas))]
             # (c) is an equality for m copies (delta_j = m^(-1/r)): compared at the run's precision
             checks.append(("sum_j delta^j_t <= m^((1-1/r)_+)", step["delta_sum"], factor2))
+        margins.append(math.inf)
         for name, observed, allowed in checks:
             margin = float(allowed - observed)
             if not math.isfinite(margin):
                 margin = -math.inf
+            margins[-1] = min(margins[-1], margin / float(allowed))
             if worst is None or margin / float(allowed) < worst.relative_margin:
                 worst = Outcome(margin=margin, scale=float(allowed), quantities={"round": step["t"], "inequality": name,
                                                                                  "delta": [float(v) for v in step["delta"]]},
                                 observed=float(observed), bound=float(allowed))
     worst.informative = len(instance["kernels"]) >= 2 and common.resolved(resolved)
+    worst.settled = common.settled(margins)
     return worst
 
 
