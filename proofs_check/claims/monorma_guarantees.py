@@ -40,6 +40,7 @@ from proofs_check.claims import common, explicit
 from proofs_check.claims.base import Outcome, claim
 from proofs_check.claims.common import discrete
 from proofs_check.claims.monorma import _explicit_gammas, run_monorma
+from proofs_check.proofs import monorma_bounds
 
 
 def online_losses(instance, predictions) -> list:
@@ -250,12 +251,10 @@ def _norm_outcome(instance, impl, precision, factor2, gradient_bound: float, *, 
         norm = math.sqrt(max(step["norm2"], 0.0))
         resolved.append(norm)
         checks = [("||f_t||_{H_delta_t} <= bound", norm, bound)]
-        if steps_checked:   # the proof's steps (u), (b) and (c), each a checked inequality
-            checks.append(("||u_t|| <= G", step["gradient_norm"], C))
-            checks += [(f"||g^{j}_t|| <= C kappa_j / lam", math.sqrt(max(g2, 0.0)), C * kappa / lam)
-                       for j, (g2, kappa) in enumerate(zip(step["norms2"], kappas))]
+        if steps_checked:   # the proof's steps (u), (b) and (c), each a checked inequality (proofs.monorma_bounds)
             # (c) is an equality for m copies (delta_j = m^(-1/r)): compared at the run's precision
-            checks.append(("sum_j delta^j_t <= m^((1-1/r)_+)", step["delta_sum"], factor2))
+            checks += [(label, observed, allowed) for name, label, observed, allowed
+                       in monorma_bounds.norm_step_values(step, C, lam, kappas, factor2) if name != "combination"]
         for name, observed, allowed in checks:
             margin = float(allowed - observed)
             if not math.isfinite(margin):
