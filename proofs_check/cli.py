@@ -16,7 +16,7 @@ import ovk_ref
 from proofs_check import outputs, parallel
 
 #: sub-command modules under proofs_check.commands, in the order ``--help`` lists them
-COMMANDS = ("demo", "notebooks", "reproduce", "conform", "claims", "verify")
+COMMANDS = ("demo", "notebooks", "reproduce", "conform", "claims", "verify", "explain")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -52,7 +52,7 @@ except ImportError:  # pragma: no cover -- a Hypothesis without the module has n
 
 import ovk_ref
 from ovk_ref import tolerances
-from proofs_check import profiles
+from proofs_check import profiles, proofs
 from proofs_check.claims import CLAIMS
 
 
@@ -75,6 +75,8 @@ class Verdict:
     known: bool = False           # the counterexample is a known one, replayed because the search found none
     seconds: float = 0.0
     profile: str = ""
+    tightest_instance: dict | None = None   # the informative instance of worst_margin
+    chain: dict | None = None     # the claim's proof on the counterexample (false) or the tightest instance (proofs.explain)
 
     @property
     def as_expected(self) -> bool:
@@ -339,6 +341,7 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
         if (outcome.informative or violated) and (margin < verdict.worst_margin or math.isnan(margin)):
             verdict.worst_margin, verdict.worst_quantities = margin, outcome.quantities
             verdict.worst_observed, verdict.worst_bound = outcome.observed, outcome.bound
+            verdict.tightest_instance = instance
         if violated:
             failing.setdefault("found_at", verdict.instances)
         return violated, outcome.informative, {"quantities": outcome.quantities, "margin": margin}
@@ -362,8 +365,25 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
         verdict.verdict = "error"
         verdict.error = f"{type(error).__name__}: {error}"
         verdict.counterexample = failing.get("instance")
+    verdict.chain = explain_verdict(claim, impl, verdict)
     verdict.seconds = time.perf_counter() - start
     return verdict
+
+
+def explain_verdict(claim, impl, verdict) -> dict | None:
+    """The claim's proof (``proofs.explain``) on the instance its verdict names: the counterexample of a false
+    verdict, the tightest informative instance of a holds/open one; None without a chain or an instance. A chain that
+    raises is reported in the result's ``error``, not as the claim's error."""
+    if verdict.verdict not in ("holds", "open", "false"):
+        return None
+    instance = verdict.counterexample if verdict.verdict == "false" else verdict.tightest_instance
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            result = proofs.explain(claim.id, instance, impl)
+    except Exception as error:  # noqa: BLE001 -- reported beside the verdict
+        return {"error": f"{type(error).__name__}: {error}"}
+    return None if result is None else result.to_dict()
 
 
 def _replay_known(claim, impl, verdict) -> None:

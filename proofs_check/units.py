@@ -106,7 +106,8 @@ def merge_claim(parts: list[Verdict]) -> Verdict:
         floor=sum(part.floor for part in parts), rechecked=sum(part.rechecked for part in parts),
         seconds=sum(part.seconds for part in parts), worst_margin=tightest.worst_margin,
         worst_observed=tightest.worst_observed, worst_bound=tightest.worst_bound,
-        worst_quantities=tightest.worst_quantities)
+        worst_quantities=tightest.worst_quantities, tightest_instance=tightest.tightest_instance,
+        chain=chosen.chain if chosen.verdict == "false" else tightest.chain)
 
 
 def merge(units: list[Unit], results: list[dict]) -> list[Verdict]:

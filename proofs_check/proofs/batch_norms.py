@@ -103,7 +103,8 @@ def _variational(instance, impl) -> list:
 
 CHAINS = [
     Chain("prop2.iv", "Prop. 2(iv), the paper's proof", FIRST_STEPS + (
-        Step("hence", "C_y / sqrt(lam) <= 2 C_y / lam", "the paper's 'Hence': needs lam <= 4", symbolic="prop2_iv_hence"),
+        Step("hence", "C_y / sqrt(lam) <= 2 C_y / lam", "the paper's 'Hence': true only for lam <= 4 (symbolic.PROOFS['prop2_iv_hence'])",
+             refuted="prop2_iv_hence"),
         Step("conclusion", "||f_n|| <= 2 C_y / lam", "the steps above, chained")), _paper, "Prop. 2(iv); spec C14, E18"),
     Chain("prop2.iv_U", "Prop. 2(iv) repaired: the bound U that Theorem 1 uses (spec C14, E11)", FIRST_STEPS + (
         Step("hypothesis3", "C_y / sqrt(lam) <= C_y / (sqrt2 kappa)", "lam >= 2 kappa^2 (Hyp. 3(iii))", symbolic="prop2_iv_hypothesis3"),

@@ -36,6 +36,7 @@ class Step:
     statement: str
     because: str
     symbolic: str | None = None       # a proof of proofs_check.proofs.symbolic.PROOFS that proves the step
+    refuted: str | None = None        # a statement of symbolic.WRONG_VARIANTS: the step as the proof uses it, which sympy refutes
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class StepResult:
     name: str
     statement: str
     symbolic: str | None
+    refuted: str | None = None
     margin: float | None = None
     observed: float | None = None
     bound: float | None = None
@@ -126,7 +128,8 @@ class ChainResult:
         return {"proof": self.proof, "first_failing": self.first_failing, "first_failing_round": self.first_failing_round,
                 "tightest": self.tightest, "error": self.error,
                 "steps": [{"name": s.name, "statement": s.statement, "status": s.status, "margin": s.margin,
-                           "observed": s.observed, "bound": s.bound, "round": s.round, "symbolic": s.symbolic}
+                           "observed": s.observed, "bound": s.bound, "round": s.round, "symbolic": s.symbolic,
+                           "refuted": s.refuted}
                           for s in self.steps]}
 
 
@@ -142,7 +145,7 @@ def check(chain: Chain, instance, impl) -> ChainResult:
     failing = []
     for step in chain.steps:
         own = [c for c in comparisons if c.step == step.name]
-        entry = StepResult(step.name, step.statement, step.symbolic, comparisons=len(own))
+        entry = StepResult(step.name, step.statement, step.symbolic, step.refuted, comparisons=len(own))
         if own:
             worst = min(own, key=lambda c: (c.margin if not math.isnan(c.margin) else -math.inf))
             entry.margin, entry.observed, entry.bound, entry.round = worst.margin, worst.observed, worst.bound, worst.round
