@@ -82,7 +82,7 @@ def chain_text(verdict) -> str:
     if chain["first_failing"]:
         step = steps[chain["first_failing"]]
         verdict = " (refuted by sympy)" if step.get("refuted") else ""
-        return (f"fails at {step['name']}{verdict} (round {chain['first_failing_round']}, margin {step['margin']:.3g}): "
+        return (f"fails at {step['name']}{verdict} (round {chain['first_failing_round']}, margin {chain['first_failing_margin']:.3g}): "
                 f"{step['statement']} [{counts}]")
     if chain["tightest"]:
         step = steps[chain["tightest"]]

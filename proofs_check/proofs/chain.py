@@ -121,11 +121,13 @@ class ChainResult:
     steps: list = field(default_factory=list)
     first_failing: str | None = None
     first_failing_round: int | None = None
+    first_failing_margin: float | None = None     # the step's margin at that round (its worst may come later)
     tightest: str | None = None
     error: str = ""
 
     def to_dict(self) -> dict:
         return {"proof": self.proof, "first_failing": self.first_failing, "first_failing_round": self.first_failing_round,
+                "first_failing_margin": self.first_failing_margin,
                 "tightest": self.tightest, "error": self.error,
                 "steps": [{"name": s.name, "statement": s.statement, "status": s.status, "margin": s.margin,
                            "observed": s.observed, "bound": s.bound, "round": s.round, "symbolic": s.symbolic,
@@ -149,11 +151,11 @@ def check(chain: Chain, instance, impl) -> ChainResult:
         if own:
             worst = min(own, key=lambda c: (c.margin if not math.isnan(c.margin) else -math.inf))
             entry.margin, entry.observed, entry.bound, entry.round = worst.margin, worst.observed, worst.bound, worst.round
-            failing += [(c.round, order[step.name]) for c in own if c.margin < -TIE or math.isnan(c.margin)]
+            failing += [(c.round, order[step.name], c.margin) for c in own if c.margin < -TIE or math.isnan(c.margin)]
         result.steps.append(entry)
     if failing:
-        round_, index = min(failing)
-        result.first_failing, result.first_failing_round = chain.steps[index].name, round_
+        round_, index, margin = min(failing, key=lambda failure: failure[:2])
+        result.first_failing, result.first_failing_round, result.first_failing_margin = chain.steps[index].name, round_, margin
     used = [entry for entry in result.steps if entry.margin is not None]
     if used:
         result.tightest = min(used, key=lambda entry: entry.margin).name
