@@ -16,7 +16,7 @@ import ovk_ref
 from proofs_check import outputs, parallel
 
 #: sub-command modules under proofs_check.commands, in the order ``--help`` lists them
-COMMANDS = ("demo", "notebooks", "reproduce", "conform", "claims", "verify", "explain")
+COMMANDS = ("demo", "notebooks", "reproduce", "conform", "claims", "verify", "explain", "certify")
 
 
 def build_parser() -> argparse.ArgumentParser:

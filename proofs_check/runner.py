@@ -77,6 +77,7 @@ class Verdict:
     profile: str = ""
     tightest_instance: dict | None = None   # the informative instance of worst_margin
     chain: dict | None = None     # the claim's proof on the counterexample (false) or the tightest instance (proofs.explain)
+    proved: str = ""              # where an open claim is proved (proofs.proved_text: Theorem 2's certificate table)
 
     @property
     def as_expected(self) -> bool:
@@ -366,6 +367,7 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
         verdict.error = f"{type(error).__name__}: {error}"
         verdict.counterexample = failing.get("instance")
     verdict.chain = explain_verdict(claim, impl, verdict)
+    verdict.proved = proofs.proved_text(claim_id) if verdict.verdict == "open" else ""
     verdict.seconds = time.perf_counter() - start
     return verdict
 

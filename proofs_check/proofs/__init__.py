@@ -33,3 +33,12 @@ def explain(claim_id: str, instance, impl):
     if proof is None or instance is None:
         return None
     return chain_module.check(proof, instance, impl)
+
+
+def proved_text(claim_id: str) -> str:
+    """Where a claim the search leaves open is proved: Theorem 2 (``thm2.exists_t0``) for the (rho, epsilon) of the
+    stored certificate table (``ovk-check certify-theorem2``); ``""`` elsewhere."""
+    if claim_id != "thm2.exists_t0":
+        return ""
+    from proofs_check.proofs import theorem2_certificate
+    return theorem2_certificate.proved_text()
