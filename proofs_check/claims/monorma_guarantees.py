@@ -69,14 +69,15 @@ def _vertices(instance) -> list:
     return [tuple(float(j == k) for k in range(m)) for j in range(m)]
 
 
-def _cumulative_bound(instance, impl, precision, combinations) -> Outcome:
+def _cumulative_bound(instance, impl, precision, combinations, record=None) -> Outcome:
     """``(1/n) sum_t l(f_{t-1}(x_t), y_t) <= min_delta [min_{g in H_delta} R_reg(g, n) + a/sqrt(n) + b/n]`` at the last
     prefix, with Theorem 1's constants for ``K_delta`` (``U = C kappa_delta / lam`` under Hyp. 2, ``U =
     max(C_y / kappa_delta, 2 C_y / lam)`` for the squared loss under Hyp. 3: ``common.U``); ``delta`` over
     ``combinations``. The right side at any one ``delta`` bounds the minimum from above, and the comparator's
     certified upper end is used: a negative margin is a violation of every reading of the statement (the online
-    losses alone are below Theorem 1's regularised left side)."""
-    record = run_monorma(impl, instance, precision) if precision is None else impl.monorma(
+    losses alone are below Theorem 1's regularised left side). ``record``: the float64 run, when the caller has it
+    (proofs.monorma_bounds)."""
+    record = record if record is not None else run_monorma(impl, instance, precision) if precision is None else impl.monorma(
         *common.arrays(instance), instance["kernels"], lam=instance["lam"], eta=instance["eta"], r=instance["r"],
         loss=instance["loss"], precision=precision)
     X, Y = common.arrays(instance)
