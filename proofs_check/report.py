@@ -100,8 +100,8 @@ def chains_table(verdicts) -> str:
     if not rows:
         return ""
     width = max(len(row[0]) for row in rows)
-    lines = ["proof chains (the proof's first failing step on the counterexample, else its tightest step on the tightest "
-             "instance; `ovk-check explain CLAIM` prints every step):"]
+    lines = [("proof chains (the proof's first failing step on the counterexample, else its tightest step on the tightest "
+              "instance; `ovk-check explain CLAIM` prints every step):")]
     lines += [f"  {claim:{width}s}  {verdict:6s}  {text}" for claim, verdict, text in rows]
     return "\n".join(lines)
 

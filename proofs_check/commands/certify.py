@@ -59,8 +59,12 @@ def plot(rows, path: Path) -> None:
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for epsilon in sorted({row["epsilon"] for row in rows}, key=float):
-        points = sorted(((float(row["rho"]), row["t0"]) for row in rows if row["epsilon"] == epsilon and row["t0"]))
-        ax.plot([p[0] for p in points], [p[1] for p in points], "o-", label=f"epsilon = {epsilon}")
+        points = sorted((float(row["rho"]), row["t0"]) for row in rows if row["epsilon"] == epsilon and row["t0"])
+        line, = ax.plot([p[0] for p in points], [p[1] for p in points], "o-", label=f"epsilon = {epsilon}")
+        failing = [(float(row["rho"]), row["refuted_below"]["t0"]) for row in rows
+                   if row["epsilon"] == epsilon and row.get("refuted_below")]
+        ax.plot([p[0] for p in failing], [p[1] for p in failing], "x", color=line.get_color(), markersize=8)
+    ax.plot([], [], "kx", label="largest t0 proved to fail")
     ax.set_yscale("log")
     ax.set_xlabel(r"$\rho = \eta\lambda$")
     ax.set_ylabel(r"smallest certified $t_0$")

@@ -17,8 +17,8 @@ stated ranges; on instances it is still evaluated, as a check that the instance'
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ovk_ref import tolerances
 
@@ -106,6 +106,14 @@ class StepResult:
     comparisons: int = 0
 
     @property
+    def verdict(self) -> str:
+        """``proved`` (by sympy, for all values in the stated ranges), ``refuted`` (the step as the proof uses it is
+        false: sympy finds an exact counterexample), else ``checked on the instance`` (its ``status``)."""
+        if self.symbolic:
+            return "proved"
+        return "refuted" if self.refuted else "checked on the instance"
+
+    @property
     def status(self) -> str:
         if self.margin is None:
             return "not used"
@@ -129,7 +137,7 @@ class ChainResult:
         return {"proof": self.proof, "first_failing": self.first_failing, "first_failing_round": self.first_failing_round,
                 "first_failing_margin": self.first_failing_margin,
                 "tightest": self.tightest, "error": self.error,
-                "steps": [{"name": s.name, "statement": s.statement, "status": s.status, "margin": s.margin,
+                "steps": [{"name": s.name, "statement": s.statement, "status": s.status, "verdict": s.verdict, "margin": s.margin,
                            "observed": s.observed, "bound": s.bound, "round": s.round, "symbolic": s.symbolic,
                            "refuted": s.refuted}
                           for s in self.steps]}

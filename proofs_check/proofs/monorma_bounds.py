@@ -41,7 +41,9 @@ def norm_step_values(step: dict, G, lam, kappas, factor2) -> list:
 def _norm_chain(gradient_bound, factor):
     """``gradient_bound(instance)``: C (Hyp. 2) or 2 C_y (Hyp. 3); ``factor(instance)``: S."""
     def evaluate(instance, impl):
-        from proofs_check.claims.monorma_guarantees import _norm_steps    # the claims' own quantities
+        from proofs_check.claims.monorma_guarantees import (
+            _norm_steps,  # the claims' own quantities
+        )
         G, lam = gradient_bound(instance), instance["lam"]
         kappas = [math.sqrt(k2) for k2 in instance["kappa2"]]
         S = float(factor(instance))
@@ -109,7 +111,11 @@ def _cumulative(uniform: bool):
     over the vertices (single kernels)."""
     def evaluate(instance, impl):
         from proofs_check.claims.monorma import run_monorma
-        from proofs_check.claims.monorma_guarantees import _cumulative_bound, _vertices, online_losses
+        from proofs_check.claims.monorma_guarantees import (
+            _cumulative_bound,
+            _vertices,
+            online_losses,
+        )
         record = run_monorma(impl, instance)
         m, r = len(instance["kernels"]), instance["r"]
         combinations = _vertices(instance) + ([(m ** (-1 / r),) * m] if uniform else [])

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import sympy as sp
 
@@ -47,7 +47,7 @@ class SymbolicProof:
         return _built(self)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _built(proof: SymbolicProof):
     return proof.build()
 
@@ -63,7 +63,7 @@ def _holds(kind: str, expr) -> bool:
     return False
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def prove(proof: SymbolicProof) -> bool:
     """True when sympy discharges every obligation of ``proof``."""
     _, _, _, obligations = proof.parts()
@@ -158,7 +158,10 @@ def _bound(small, large, strict=False, **ranges):
     return build
 
 
-def _sgd_identity(half=sp.Rational(1, 2)):
+HALF = sp.Rational(1, 2)
+
+
+def _sgd_identity(half=HALF):
     """``<G, a> = (||a||^2 - ||a - eta G||^2)/(2 eta) + (eta/2)||G||^2`` in any inner-product space: on span{a, G},
     ``||a - eta G||^2 = A - 2 eta Q + eta^2 B`` with the Gram entries ``A = <a,a>``, ``Q = <G,a>``, ``B = <G,G>``."""
     def build():

@@ -154,9 +154,8 @@ def certify(rho: str, epsilon: str, t0: int) -> Certificate:
         if state == "undecided":
             return Certificate(rho, epsilon, t0, state, failed_at, worst, blocks)
         tail = tail_bound(schedule, r, b)
-        if tail is not None and failed_at is None:
-            if upper + tail < eight_rho * arb(b + 1).sqrt():
-                return Certificate(rho, epsilon, t0, "certified", b, worst, blocks)
+        if tail is not None and failed_at is None and upper + tail < eight_rho * arb(b + 1).sqrt():
+            return Certificate(rho, epsilon, t0, "certified", b, worst, blocks)
         a = b
     return Certificate(rho, epsilon, t0, "undecided", failed_at or a, worst, blocks)
 
