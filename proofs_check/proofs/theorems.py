@@ -22,7 +22,7 @@ import numpy as np
 import ovk_ref
 from proofs_check import comparators, constants
 from proofs_check.claims import common
-from proofs_check.proofs.chain import Chain, Step, identity, inequality
+from proofs_check.proofs.chain import Chain, Comparison, Step, identity, inequality
 from proofs_check.proofs.onorma_run import onorma_run
 
 
@@ -178,6 +178,55 @@ def _comparisons(instance, impl, *, excess, truncated: bool, certificate: bool =
     return comparisons
 
 
+def _post_update(instance, impl) -> list:
+    """Theorem 1, post-update reading (spec C19): Hyp. 3 by descent, then C18; Hyp. 2 by the per-round inequality."""
+    run = onorma_run(instance, impl)
+    space = _Space(run)
+    lam, eta, kappa, rho = run.lam, float(instance["eta"]), run.kappa, float(instance["eta"]) * run.lam
+    U = float(common.U(instance))
+    squared = run.loss.name == "squared"
+    iterates = [np.zeros_like(space.embed(run.coefficients[0]))] + [space.embed(c) for c in run.coefficients]
+    predictor = [] if not squared else [
+        Comparison("predictor", c.observed, c.bound, c.scale, c.round)
+        for c in _comparisons(instance, impl, excess=constants.THEOREM1_EXCESS, truncated=False) if c.step == "conclusion"]
+    comparisons = list(predictor)
+    L = lam * U
+    for n in range(1, run.n + 1):
+        g = space.comparator(n)
+        lhs = rhs = 0.0
+        round_terms = []
+        for t in range(1, n + 1):
+            eta_t = run.etas[t - 1]
+            previous, current = iterates[t - 1], iterates[t]
+            risk_new, risk_old, risk_g = (_risk(run, space, vector, t) for vector in (current, previous, g))
+            lhs, rhs = lhs + risk_new, rhs + risk_g
+            if squared:
+                comparisons += [inequality("step_size", eta_t * (kappa**2 + lam), 1.5, t),
+                                inequality("descent", risk_new, risk_old, t, scale=abs(risk_old) + abs(risk_new) + 1e-300)]
+                continue
+            P = space.new_term(t, run.gradients[t - 1])
+            G = P + lam * previous
+            Q = space.new_term(t, run.loss.gradient(space.value(current, t), run.Y[t - 1]))
+            E = eta_t * ((space.inner(P, P) - lam**2 * space.inner(previous, previous)) / 2 - space.inner(Q, G)) \
+                + lam / 2 * eta_t**2 * space.inner(G, G)
+            D_prev, D_t = space.norm(previous - g) ** 2, space.norm(current - g) ** 2
+            bound = (D_prev - D_t) / (2 * eta_t) - lam / 2 * D_prev + E
+            size = abs(risk_new) + abs(risk_g) + D_prev / eta_t + D_t / eta_t + abs(E) + 1e-300
+            comparisons += [inequality("per_round", risk_new - risk_g, bound, t, scale=size),
+                            inequality("E_bound", E, 2 * L**2 * eta_t + 2 * lam * L**2 * eta_t**2, t,
+                                       scale=2 * L**2 * eta_t + 2 * lam * L**2 * eta_t**2)]
+            round_terms.append((D_prev - D_t) / (2 * eta_t) - lam / 2 * D_prev + 2 * L**2 * eta_t + 2 * lam * L**2 * eta_t**2)
+        if not squared:
+            c_plus = sum(max((math.sqrt(t + 1) - math.sqrt(t)) / (2 * rho) - 0.5, 0.0) for t in range(1, n))
+            phi = (1 / rho - 1) / 2 + 4 * c_plus + 2 * rho * sum(t**-0.5 for t in range(1, n + 1)) + 2 * rho**2 * sum(1 / t for t in range(1, n + 1))
+            psi = (4 * rho + 2 / rho) * math.sqrt(n) + 1 / (2 * rho)
+            comparisons += [inequality("sum_bound", sum(round_terms), lam * U**2 * phi, n),
+                            inequality("phi_psi", phi, psi - 9 / 4, n)]
+        slack = float(constants.value(constants.THEOREM1_EXCESS, U=U, lam=lam, eta=eta, n=n))
+        comparisons.append(inequality("conclusion", lhs / n, rhs / n + slack, n, scale=slack))
+    return comparisons
+
+
 PER_ROUND = (
     Step("sgd_identity", "<G_t, f_{t-1} - g> = (D_{t-1} - ||h_t - g||^2)/(2 eta_t) + (eta_t/2)||G_t||^2",
          "h_t = f_{t-1} - eta_t G_t: expand ||h_t - g||^2", symbolic="sgd_identity"),
@@ -237,6 +286,18 @@ CHAINS = [
            constants.SHARPENED_EXCESS, "Thm. 1; spec C18s"),
     _chain("thm1.squared_without_lam", "Theorem 1 (spec C18's proof) under Hyp. 3 without lam > 2 kappa^2",
            "LHS_n <= R_reg(g, n) + a/sqrt(n) + b/n", constants.THEOREM1_EXCESS, "Thm. 1; spec C18, C22"),
+    Chain("thm1.post_update", "Theorem 1, post-update reading (spec C19): descent (Hyp. 3) or the per-round inequality (Hyp. 2)", (
+        Step("step_size", "Hyp. 3: eta_t (kappa^2 + lam) < 3/2", "eta lam < 1 and lam > 2 kappa^2", symbolic="post_update_step_size"),
+        Step("descent", "Hyp. 3: R_t(f_t) <= R_t(f_{t-1})", "R_t is (kappa^2 + lam)-smooth and eta_t (kappa^2 + lam) < 2"),
+        Step("predictor", "Hyp. 3: (1/n) sum_t R_t(f_{t-1}) <= R_reg(g, n) + a/sqrt(n) + b/n", "Theorem 1, predictor reading (thm1.predictor's chain)"),
+        Step("per_round", "Hyp. 2: R_t(f_t) - R_t(g) <= (D_{t-1} - D_t)/(2 eta_t) - (lam/2) D_{t-1} + E_t",
+             "lam-strong convexity of R_t at f_{t-1} (against g) and at f_t (against f_{t-1}), the SGD identity"),
+        Step("E_bound", "Hyp. 2: E_t <= 2 L^2 eta_t + 2 lam L^2 eta_t^2, L = kappa C = lam U", "||P_t||, ||Q_t|| <= L, ||G_t|| <= 2L"),
+        Step("sum_bound", "Hyp. 2: sum_t [(D_{t-1} - D_t)/(2 eta_t) - (lam/2) D_{t-1} + 2L^2 eta_t + 2 lam L^2 eta_t^2] <= lam U^2 Phi(n, rho)",
+             "D_0 <= U^2, D_t <= 4U^2: only rounds with c_t = (sqrt(t+1) - sqrt(t))/(2 rho) - 1/2 > 0 keep a D_t term"),
+        Step("phi_psi", "Hyp. 2: Phi(n, rho) <= Psi(n, rho) - 9/4, Psi = (4 rho + 2/rho) sqrt(n) + 1/(2 rho) = n (a/sqrt(n) + b/n) / (lam U^2)",
+             "spec C19 (H_n <= sqrt(n) + 1/8)"),
+        Step("conclusion", "(1/n) sum_t R_t(f_t) <= R_reg(g, n) + a/sqrt(n) + b/n", "the steps above")), _post_update, "Thm. 1; spec C19"),
     Chain("thm2.any_truncation", "Theorem 2' (spec C20: perturbed SGD)", _TRUNCATED_STEPS + SUMS + (TRUNCATION_SUM, CONSTANTS, Step(
         "conclusion", "LHS_n <= R_reg(g,n) + a/sqrt(n) - (3U^2/(2 eta) + 2 lam^2 U^2 eta)/n + (2U/n) sum_t ||Delta_t||/eta_t",
         "sum the per-round inequalities, divide by n")), _theorem2(False), "Thm. 2; spec C20"),
