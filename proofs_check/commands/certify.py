@@ -2,7 +2,7 @@
 
 For each grid point, ``proofs.theorem2_certificate.smallest_t0``: the certificate ``S_n <= 8 rho sqrt(n)`` for every n
 (exact prefix, blocks, proved tail bound; ball arithmetic), t0 = 1 first, then doubling and bisection. Writes the
-table as JSON (``--out``, default the package's stored table, which ``ovk-check verify`` reports for
+table as JSON (``--table``, default the package's stored table, which ``ovk-check verify`` reports for
 ``thm2.exists_t0``), prints it as Markdown, and with ``--plot FILE`` draws t0 against rho (matplotlib). The points run
 in ``--workers`` processes (concurrent.futures). Minutes for the default grid.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from concurrent.futures import ProcessPoolExecutor
+from fractions import Fraction
 from pathlib import Path
 
 from proofs_check import outputs
@@ -22,7 +23,7 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("certify-theorem2", help="prove Theorem 2's certificate on a grid of (rho, epsilon): the smallest t0 of each")
     parser.add_argument("--rho", nargs="+", default=list(certificate.GRID_RHO), metavar="RHO", help="values of rho = eta lam in (0, 1)")
     parser.add_argument("--epsilon", nargs="+", default=list(certificate.GRID_EPSILON), metavar="EPS", help="values of epsilon in (0, 1/2)")
-    parser.add_argument("--out", type=Path, default=None, help="the JSON table (default: the stored table of the package)")
+    parser.add_argument("--table", type=Path, default=None, metavar="FILE", help="the JSON table (default: the stored table of the package)")
     parser.add_argument("--plot", type=Path, default=None, metavar="FILE", help="also draw t0 against rho (PNG)")
     parser.add_argument("--workers", type=int, default=None, metavar="N", help="processes (default: the machine's cores)")
     parser.set_defaults(run=run)
@@ -78,11 +79,18 @@ def plot(rows, path: Path) -> None:
 
 def run(args) -> int:
     workers = default_workers() if args.workers is None else check_workers("--workers", args.workers)
+    target = args.table or certificate.TABLE
+    outputs.check_file("--table", target)
+    if args.plot:
+        outputs.check_file("--plot", args.plot)
     pairs = [(rho, epsilon) for epsilon in args.epsilon for rho in args.rho]
     for rho, epsilon in pairs:   # bad input before any work
-        certificate.Schedule(1, epsilon)
-        if not 0 < float(rho) < 1:
-            raise ValueError(f"--rho must lie in (0, 1), got {rho!r}")
+        try:
+            valid = 0 < Fraction(rho) < 1 and 0 < Fraction(epsilon) < Fraction(1, 2)
+        except ValueError:
+            valid = False
+        if not valid:
+            raise ValueError(f"--rho must be decimals in (0, 1) and --epsilon decimals in (0, 1/2), got rho {rho!r}, epsilon {epsilon!r}")
     start = time.perf_counter()
     if workers == 1:
         rows = [_point(pair) for pair in pairs]
@@ -92,9 +100,9 @@ def run(args) -> int:
     seconds = time.perf_counter() - start
     table = {"prefix": certificate.PREFIX, "block_growth": str(certificate.BLOCK_GROWTH), "precision_bits": certificate.PRECISION_BITS,
              "seconds": round(seconds, 1), "rows": rows}
-    outputs.write_text(args.out or certificate.TABLE, json.dumps(table, indent=1) + "\n")
+    outputs.write_text(target, json.dumps(table, indent=1) + "\n")
     print(markdown(rows))
-    print(f"\n{len(rows)} points in {seconds:.1f} s on {workers} workers; written to {args.out or certificate.TABLE}")
+    print(f"\n{len(rows)} points in {seconds:.1f} s on {workers} workers; written to {target}")
     if args.plot:
         plot(rows, args.plot)
     return 0

@@ -40,6 +40,7 @@ TABLE = Path(__file__).with_name("theorem2_certificates.json")
 
 
 def _flint():
+    """python-flint, with its working precision (a module-wide setting of FLINT) at PRECISION_BITS."""
     try:
         import flint
     except ImportError as error:   # pragma: no cover -- an install without the extra
@@ -126,7 +127,7 @@ def certify(rho: str, epsilon: str, t0: int) -> Certificate:
         return None
 
     # 1. the exact prefix
-    prefix = min(PREFIX, HORIZON)
+    prefix = PREFIX
     if t0 + 1 < prefix:
         products = _products(rho, prefix)
         cut = 0

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import ovk_ref
+from ovk_ref import tolerances
 from proofs_check import CLAIMS, MUTANTS, run_claim, strategies
 from proofs_check.cli import main
 from proofs_check.proofs import chain, chains, explain, symbolic
@@ -63,7 +64,7 @@ def test_the_first_failing_step_on_the_stored_counterexample(claim_id):
     entries = {entry.name: entry for entry in result.steps}
     assert entries["conclusion"].status == "fails"
     if margin is not None:
-        assert math.isclose(result.first_failing_margin, margin, rel_tol=1e-9)
+        assert math.isclose(result.first_failing_margin, margin, rel_tol=tolerances.IDENTITY_RTOL)
 
 
 def test_the_failing_step_of_prop2_iv_is_refuted_symbolically():
@@ -119,9 +120,10 @@ def test_a_planted_fault_fails_the_step_it_breaks(mutant, claim_id, instance, st
 
 
 def test_a_step_is_a_tie_within_round_off_only():
-    assert chain.inequality("s", 1.0, 1.0 - 1e-12).margin > -chain.TIE
-    assert chain.inequality("s", 1.0, 1.0 - 1e-6).margin < -chain.TIE
-    assert chain.identity("s", 1.0, 1.0 + 1e-8).margin < 0 < chain.identity("s", 1.0, 1.0 + 1e-14).margin
+    assert chain.inequality("s", 1.0, 1.0 - chain.TIE / 10).margin > -chain.TIE
+    assert chain.inequality("s", 1.0, 1.0 - 10 * chain.TIE).margin < -chain.TIE
+    assert chain.identity("s", 1.0, 1.0 + 100 * tolerances.IDENTITY_RTOL).margin < 0
+    assert chain.identity("s", 1.0, 1.0 + tolerances.IDENTITY_RTOL / 100).margin > 0
 
 
 def test_verify_names_the_failing_step_and_the_tightest():
@@ -150,4 +152,4 @@ def test_the_cumulative_chain_concludes_what_the_claim_checks(claim_id):
     instance = CLAIMS[claim_id].known_counterexamples[0]
     result = explain(claim_id, instance, ovk_ref)
     conclusion = next(entry for entry in result.steps if entry.name == "conclusion")
-    assert math.isclose(conclusion.margin, CLAIMS[claim_id].check(instance, ovk_ref).relative_margin, rel_tol=1e-12)
+    assert math.isclose(conclusion.margin, CLAIMS[claim_id].check(instance, ovk_ref).relative_margin, rel_tol=tolerances.IDENTITY_RTOL)

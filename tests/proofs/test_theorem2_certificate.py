@@ -7,6 +7,7 @@ import mpmath
 import pytest
 
 import ovk_ref
+from ovk_ref import tolerances
 from proofs_check.cli import main
 from proofs_check.proofs import theorem2_certificate as certificate
 from proofs_check.runner import run_claim
@@ -78,9 +79,10 @@ def test_the_tail_bound_is_its_integral(rho, epsilon, t0, N):
     closed form differs."""
     schedule = certificate.Schedule(t0, epsilon)
     closed = certificate.tail_bound(schedule, flint.arb(rho), N)
-    assert closed is not None and math.isclose(float(closed.mid()), _lemma_integral(schedule, rho, N), rel_tol=1e-6)
+    integral = _lemma_integral(schedule, rho, N)
+    assert closed is not None and math.isclose(float(closed.mid()), integral, rel_tol=tolerances.FLOAT64_VS_MPMATH_RTOL)
     for wrong in certificate.WRONG_TAIL_BOUNDS.values():
-        assert not math.isclose(float(wrong(schedule, flint.arb(rho), N).mid()), _lemma_integral(schedule, rho, N), rel_tol=1e-3)
+        assert not math.isclose(float(wrong(schedule, flint.arb(rho), N).mid()), integral, rel_tol=tolerances.FLOAT64_VS_MPMATH_RTOL)
 
 
 def test_the_tail_bound_is_above_the_exact_terms_past_n():
@@ -123,7 +125,7 @@ def test_a_refuted_certificate_names_an_n_where_it_fails():
     result = certificate.certify("0.1", "0.1", 1)
     assert result.status == "refuted" and result.n == 3
     expected = math.sqrt(3) * (1 - 0.1 / math.sqrt(2)) * (1 - 0.1 / math.sqrt(3)) / (0.8 * math.sqrt(3))
-    assert math.isclose(result.ratio, expected, rel_tol=1e-12)
+    assert math.isclose(result.ratio, expected, rel_tol=tolerances.IDENTITY_RTOL)
 
 
 def test_verify_reports_theorem2_as_proved_on_the_grid():
@@ -133,6 +135,8 @@ def test_verify_reports_theorem2_as_proved_on_the_grid():
 
 def test_the_command_certifies_a_point(tmp_path, capsys):
     out = tmp_path / "table.json"
-    assert main(["certify-theorem2", "--rho", "0.9", "--epsilon", "0.4", "--workers", "1", "--out", str(out)]) == 0
+    assert main(["certify-theorem2", "--rho", "0.9", "--epsilon", "0.4", "--workers", "1", "--table", str(out)]) == 0
     assert "| 0.9 | 0.4 | 1 |" in capsys.readouterr().out and out.exists()
-    assert main(["certify-theorem2", "--rho", "1.5", "--workers", "1", "--out", str(out)]) == 2
+    assert main(["certify-theorem2", "--rho", "1.5", "--workers", "1", "--table", str(out)]) == 2
+    assert main(["certify-theorem2", "--epsilon", "abc", "--workers", "1", "--table", str(out)]) == 2
+    assert "--epsilon decimals in (0, 1/2)" in capsys.readouterr().err
