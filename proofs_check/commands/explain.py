@@ -73,7 +73,11 @@ def run(args) -> int:
     instance, source = _instance(args)
     if instance is None:
         raise ValueError(f"the search of {args.claim} found no informative instance to explain the proof on")
-    result = explain(args.claim, instance, ovk_ref)
+    try:
+        result = explain(args.claim, instance, ovk_ref)
+    except KeyError as error:
+        raise ValueError(f"--instance must be an instance of {args.claim} (as `ovk-check verify --json` writes them): "
+                         f"it has no field {error}") from None
     print(f"{claim.id}: {claim.statement}\nproof: {chain.proof} ({chain.reference})\ninstance ({source}): "
           f"{json.dumps(instance, separators=(',', ':'))}\n")
     width = max(len(step.name) for step in chain.steps)

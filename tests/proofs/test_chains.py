@@ -144,6 +144,8 @@ def test_explain_refuses_a_claim_without_chain(capsys):
     assert main(["explain", "loss.convex"]) == 2
     assert "CLAIM must be a claim with a proof chain" in capsys.readouterr().err
     assert main(["explain", "prop2.iv", "--instance", "[1]"]) == 2
+    assert main(["explain", "prop2.iv", "--instance", '{"a": 1}']) == 2
+    assert "--instance must be an instance of prop2.iv" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("claim_id", ["monorma.best_kernel", "monorma.best_combination"])
