@@ -22,6 +22,11 @@ any working directory and any hash seed draw the same instances.
 When the search finds no violation of a claim that has ``known_counterexamples``, those are replayed: one
 that still violates makes the verdict ``false`` with ``Verdict.known`` set (the tests never accept that).
 
+After the search, the claim's proof (``proofs_check.proofs``: a chain of named steps) is evaluated once, on the
+counterexample of a false verdict or the tightest informative instance of a holds/open one (``Verdict.chain``: the
+first failing step, or the tightest; ``Verdict.tightest_instance``); an open claim proved on part of its range says
+where (``Verdict.proved``: Theorem 2's certificate table).
+
 A margin within ``tolerances.NEAR_ZERO_MARGIN`` (relative) of 0 is recomputed at
 ``tolerances.RECHECK_DIGITS`` digits before it counts either way; such instances are counted in
 ``Verdict.rechecked``.
