@@ -147,8 +147,62 @@ ax.set_title("claims the suite found false")
 fig.tight_layout()
 
 # %% [markdown]
+# ## Where the proofs fail: the chains
+#
+# Each proof of the paper (and each repaired proof of the spec) is a chain of named steps in `proofs_check.proofs`
+# ([docs/proofs.md](../docs/proofs.md)): inequalities and identities between the quantities of one instance, the last
+# one the claim's statement. On a counterexample some step must fail; `explain` names the first one (earliest round,
+# then the proof's order). Below, every false claim with a chain, on the counterexample replayed above; steps proved by
+# sympy (for all values of their symbols) are marked, and the step of Prop. 2(iv) that sympy refutes too.
+
+# %%
+from proofs_check.proofs import chains, explain, symbolic
+
+failing_steps = {}
+for claim_id in [claim_id for claim_id in replays if claim_id in chains()]:
+    chain, result = chains()[claim_id], explain(claim_id, counterexamples[claim_id], ovk_ref)
+    assert result.first_failing is not None, claim_id            # a counterexample makes some step fail
+    failing_steps[claim_id] = result.first_failing
+    rows = [(step.name, entry.status, "-" if entry.margin is None else f"{entry.margin:.3g}", step.statement,
+             "proved" if step.symbolic and symbolic.prove(symbolic.PROOFS[step.symbolic]) else
+             ("refuted" if step.refuted and symbolic.refute(symbolic.WRONG_VARIANTS[step.refuted]) else ""))
+            for step, entry in zip(chain.steps, result.steps)]
+    show(f"### `{claim_id}`: {chain.proof}; first failing step **{result.first_failing}** at round "
+         f"{result.first_failing_round} (margin {result.first_failing_margin:.3g})")
+    show_table(["step", "status", "margin", "statement", "sympy"], rows)
+assert failing_steps["prop2.iv"] == "hence" and failing_steps["prop2.i_without_lam"] == "hypothesis3"
+
+# %% [markdown]
+# ## Theorem 2, decided on a grid
+#
+# `thm2.exists_t0` is open as stated ("there exists t0"), but the spec's certificate `S_n <= 8 rho sqrt(n)` for every n
+# gives it for every stream. `ovk-check certify-theorem2` proves the certificate (ball arithmetic, a proved tail
+# bound: [docs/theorem2-certificate.md](../docs/theorem2-certificate.md)) and finds the smallest certified t0 of each
+# (rho, eps); its stored table, with one point certified again here (under a second).
+
+# %%
+from proofs_check.proofs import theorem2_certificate
+
+table = theorem2_certificate.stored_table()
+show_table(["rho", "eps", "smallest certified t0", "largest t0 proved to fail"],
+           [(row["rho"], row["epsilon"], f"{row['t0']:,}",
+             "-" if row["refuted_below"] is None else f"{row['refuted_below']['t0']:,}") for row in table])
+hardest = next(row for row in table if (row["rho"], row["epsilon"]) == ("0.1", "0.1"))
+assert theorem2_certificate.certify("0.1", "0.1", hardest["t0"]).status == "certified"
+fig, ax = plt.subplots(figsize=(7, 3.5))
+for epsilon in ("0.1", "0.25", "0.4"):
+    rows = [row for row in table if row["epsilon"] == epsilon]
+    ax.plot([float(row["rho"]) for row in rows], [row["t0"] for row in rows], "o-", label=f"eps = {epsilon}")
+ax.set_yscale("log")
+ax.set_xlabel("rho = eta lam")
+ax.set_ylabel("smallest certified t0")
+ax.legend()
+fig.tight_layout()
+
+# %% [markdown]
 # **What this notebook established.** Every claim the audit marks `false` has a small counterexample that the search
-# finds and that replays with a negative margin; every `open` claim survives the search without being settled.
+# finds and that replays with a negative margin, and the step of its proof that fails on it; every `open` claim
+# survives the search without being settled, and Theorem 2's is proved on a grid of (rho, eps).
 # Notebooks 1, 2 and 4 show three of the spec's pinned findings in context: Definition 1(iv) as printed (E5,
 # notebook 1), the paper's divergent experimental setting (E30(a), notebook 2) and the literal parse of MONORMA's
 # exponents (E20, notebook 4).

@@ -20,7 +20,8 @@ from ovk_ref.atomic_file import OutputError
 from proofs_check import interruption, outputs, parallel
 
 #: sub-command modules under proofs_check.commands, in the order ``--help`` lists them
-COMMANDS = ("demo", "notebooks", "reproduce", "conform", "claims", "verify", "sensitivity", "tightness")
+COMMANDS = ("demo", "notebooks", "reproduce", "conform", "claims", "verify", "explain", "certify", "sensitivity",
+            "tightness")
 
 
 def build_parser() -> argparse.ArgumentParser:

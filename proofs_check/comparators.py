@@ -30,6 +30,7 @@ class Comparator:
     lower: float
     norm_upper: float
     norm: float
+    minimiser: object = None    # the (approximate) minimiser: ridge coefficients c (n x d), or the feature vector w
 
 
 def ridge(kernel, X, Y, lam, precision=None) -> Comparator:
@@ -40,7 +41,7 @@ def ridge(kernel, X, Y, lam, precision=None) -> Comparator:
         value = num.scalar(lam) / 2 * np.dot(num.array(Y).reshape(-1), c.reshape(-1))
         norm2 = ovk_ref.rkhs_norm2(kernel, X, c)
         norm = sqrt(max(norm2, 0 * norm2))
-    return Comparator(upper=value, lower=value, norm_upper=norm, norm=norm)
+    return Comparator(upper=value, lower=value, norm_upper=norm, norm=norm, minimiser=c)
 
 
 def feature_objective(kernel: Feature, X, Y, lam, loss, precision=None):
@@ -78,9 +79,10 @@ def feature_minimum(kernel, X, Y, lam, loss, precision=None) -> Comparator:
         for w in (num.zeros(kernel.q), num.array(result.x)):
             value, gradient = exact_objective(w)
             gradient_norm, w_norm = sqrt(np.dot(gradient, gradient)), sqrt(np.dot(w, w))
-            brackets.append((value, value - gradient_norm**2 / (2 * num.scalar(lam)), w_norm + gradient_norm / num.scalar(lam), w_norm))
+            brackets.append((value, value - gradient_norm**2 / (2 * num.scalar(lam)), w_norm + gradient_norm / num.scalar(lam), w_norm, w))
     best = min(brackets, key=lambda bracket: bracket[0])
-    return Comparator(upper=best[0], lower=max(b[1] for b in brackets), norm_upper=min(b[2] for b in brackets), norm=best[3])
+    return Comparator(upper=best[0], lower=max(b[1] for b in brackets), norm_upper=min(b[2] for b in brackets), norm=best[3],
+                      minimiser=best[4])
 
 
 def minimum(kernel, X, Y, lam, loss, precision=None) -> Comparator:

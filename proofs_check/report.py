@@ -15,6 +15,8 @@ def verdict_text(verdict) -> str:
         return "false (known counterexample)"
     if verdict.verdict == "holds":
         return f"holds on {verdict.informative} informative instances of {verdict.instances} drawn"
+    if verdict.verdict == "open" and getattr(verdict, "proved", ""):
+        return f"proved for {verdict.proved}; open elsewhere (no counterexample in {verdict.informative} informative of {verdict.instances})"
     if verdict.verdict == "open":
         return f"open (no counterexample in {verdict.informative} informative of {verdict.instances})"
     return verdict.verdict
@@ -66,6 +68,43 @@ def table(verdicts, *, markdown: bool = False, statement_width: int = 60) -> str
     widths = [max(len(header[i]), *(len(row[i]) for row in rows)) if i < 4 else 0 for i in range(5)]
     lines = ["  ".join(f"{cell:{widths[i]}s}" for i, cell in enumerate(header)).rstrip()]
     lines += ["  ".join(f"{cell:{widths[i]}s}" for i, cell in enumerate(row)).rstrip() for row in rows]
+    return "\n".join(lines)
+
+
+def chain_text(verdict) -> str:
+    """The claim's proof on the instance its verdict names (``Verdict.chain``): the first step that fails, or the
+    tightest step, with its margin and round; ``""`` without a chain."""
+    chain = verdict.chain
+    if not chain:
+        return ""
+    if chain.get("error"):
+        return f"chain not evaluated: {chain['error']}"
+    steps = {step["name"]: step for step in chain["steps"]}
+    proved = sum(step["symbolic"] is not None for step in chain["steps"])
+    refuted = sum(step.get("refuted") is not None for step in chain["steps"])
+    counts = f"{len(steps)} steps, {proved} proved by sympy" + (f", {refuted} refuted by sympy" if refuted else "")
+    if chain["first_failing"]:
+        step = steps[chain["first_failing"]]
+        verdict = " (refuted by sympy)" if step.get("refuted") else ""
+        return (f"fails at {step['name']}{verdict} (round {chain['first_failing_round']}, margin {chain['first_failing_margin']:.3g}): "
+                f"{step['statement']} [{counts}]")
+    if chain["tightest"]:
+        step = steps[chain["tightest"]]
+        proof = ", proved by sympy" if step["symbolic"] else ""
+        return f"tightest {step['name']} ({step['status']}{proof}, margin {step['margin']:.3g}): {step['statement']} [{counts}]"
+    return f"[{counts}]"
+
+
+def chains_table(verdicts) -> str:
+    """One line per claim with a proof chain (proofs_check.proofs): the step the verdict's instance makes fail, or
+    the tightest step."""
+    rows = [(verdict.claim, verdict.verdict, chain_text(verdict)) for verdict in verdicts if verdict.chain]
+    if not rows:
+        return ""
+    width = max(len(row[0]) for row in rows)
+    lines = [("proof chains (the proof's first failing step on the counterexample, else its tightest step on the tightest "
+              "instance; `ovk-check explain CLAIM` prints every step):")]
+    lines += [f"  {claim:{width}s}  {verdict:6s}  {text}" for claim, verdict, text in rows]
     return "\n".join(lines)
 
 

@@ -22,6 +22,11 @@ any working directory and any hash seed draw the same instances.
 When the search finds no violation of a claim that has ``known_counterexamples``, those are replayed: one
 that still violates makes the verdict ``false`` with ``Verdict.known`` set (the tests never accept that).
 
+After the search, the claim's proof (``proofs_check.proofs``: a chain of named steps) is evaluated once, on the
+counterexample of a false verdict or the tightest informative instance of a holds/open one (``Verdict.chain``: the
+first failing step, or the tightest; ``Verdict.worst_instance``); an open claim proved on part of its range says
+where (``Verdict.proved``: Theorem 2's certificate table).
+
 A margin within ``tolerances.NEAR_ZERO_MARGIN`` (relative) of 0 is recomputed at
 ``tolerances.RECHECK_DIGITS`` digits before it counts either way; such instances are counted in
 ``Verdict.rechecked``.
@@ -51,7 +56,7 @@ except ImportError:  # pragma: no cover -- a Hypothesis without the module has n
 
 import ovk_ref
 from ovk_ref import tolerances
-from proofs_check import profiles
+from proofs_check import profiles, proofs
 from proofs_check.claims import CLAIMS
 
 
@@ -77,6 +82,8 @@ class Verdict:
     known: bool = False           # the counterexample is a known one, replayed because the search found none
     seconds: float = 0.0
     profile: str = ""
+    chain: dict | None = None     # the claim's proof on the counterexample (false) or the tightest instance (proofs.explain)
+    proved: str = ""              # where an open claim is proved (proofs.proved_text: Theorem 2's certificate table)
 
     @property
     def as_expected(self) -> bool:
@@ -361,8 +368,26 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
         verdict.verdict = "error"
         verdict.error = f"{type(error).__name__}: {error}"
         verdict.counterexample = failing.get("instance")
+    verdict.chain = explain_verdict(claim, impl, verdict)
+    verdict.proved = proofs.proved_text(claim_id) if verdict.verdict == "open" else ""
     verdict.seconds = time.perf_counter() - start
     return verdict
+
+
+def explain_verdict(claim, impl, verdict) -> dict | None:
+    """The claim's proof (``proofs.explain``) on the instance its verdict names: the counterexample of a false
+    verdict, the tightest informative instance of a holds/open one; None without a chain or an instance. A chain that
+    raises is reported in the result's ``error``, not as the claim's error."""
+    if verdict.verdict not in ("holds", "open", "false"):
+        return None
+    instance = verdict.counterexample if verdict.verdict == "false" else verdict.worst_instance
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            result = proofs.explain(claim.id, instance, impl)
+    except Exception as error:  # noqa: BLE001 -- reported beside the verdict
+        return {"error": f"{type(error).__name__}: {error}"}
+    return None if result is None else result.to_dict()
 
 
 def _replay_known(claim, impl, verdict) -> None:

@@ -118,7 +118,8 @@ def merge_claim(parts: list[Verdict]) -> Verdict:
         seconds=sum(part.seconds for part in parts), worst_margin=tightest.worst_margin,
         worst_observed=tightest.worst_observed, worst_bound=tightest.worst_bound,
         worst_quantities=tightest.worst_quantities, worst_instance=tightest.worst_instance,
-        worst_settled_margin=min(part.worst_settled_margin for part in parts))
+        worst_settled_margin=min(part.worst_settled_margin for part in parts),
+        chain=chosen.chain if chosen.verdict == "false" else tightest.chain)
 
 
 def merge(units: list[Unit], results: list[dict]) -> list[Verdict]:

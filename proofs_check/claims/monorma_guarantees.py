@@ -40,6 +40,7 @@ from proofs_check.claims import common, explicit
 from proofs_check.claims.base import Outcome, claim
 from proofs_check.claims.common import discrete
 from proofs_check.claims.monorma import _explicit_gammas, run_monorma
+from proofs_check.proofs import monorma_bounds
 
 
 def online_losses(instance, predictions) -> list:
@@ -68,14 +69,15 @@ def _vertices(instance) -> list:
     return [tuple(float(j == k) for k in range(m)) for j in range(m)]
 
 
-def _cumulative_bound(instance, impl, precision, combinations) -> Outcome:
+def _cumulative_bound(instance, impl, precision, combinations, record=None) -> Outcome:
     """``(1/n) sum_t l(f_{t-1}(x_t), y_t) <= min_delta [min_{g in H_delta} R_reg(g, n) + a/sqrt(n) + b/n]`` at the last
     prefix, with Theorem 1's constants for ``K_delta`` (``U = C kappa_delta / lam`` under Hyp. 2, ``U =
     max(C_y / kappa_delta, 2 C_y / lam)`` for the squared loss under Hyp. 3: ``common.U``); ``delta`` over
     ``combinations``. The right side at any one ``delta`` bounds the minimum from above, and the comparator's
     certified upper end is used: a negative margin is a violation of every reading of the statement (the online
-    losses alone are below Theorem 1's regularised left side)."""
-    record = run_monorma(impl, instance, precision) if precision is None else impl.monorma(
+    losses alone are below Theorem 1's regularised left side). ``record``: the float64 run, when the caller has it
+    (proofs.monorma_bounds)."""
+    record = record if record is not None else run_monorma(impl, instance, precision) if precision is None else impl.monorma(
         *common.arrays(instance), instance["kernels"], lam=instance["lam"], eta=instance["eta"], r=instance["r"],
         loss=instance["loss"], precision=precision)
     X, Y = common.arrays(instance)
@@ -250,12 +252,10 @@ def _norm_outcome(instance, impl, precision, factor2, gradient_bound: float, *, 
         norm = math.sqrt(max(step["norm2"], 0.0))
         resolved.append(norm)
         checks = [("||f_t||_{H_delta_t} <= bound", norm, bound)]
-        if steps_checked:   # the proof's steps (u), (b) and (c), each a checked inequality
-            checks.append(("||u_t|| <= G", step["gradient_norm"], C))
-            checks += [(f"||g^{j}_t|| <= C kappa_j / lam", math.sqrt(max(g2, 0.0)), C * kappa / lam)
-                       for j, (g2, kappa) in enumerate(zip(step["norms2"], kappas))]
+        if steps_checked:   # the proof's steps (u), (b) and (c), each a checked inequality (proofs.monorma_bounds)
             # (c) is an equality for m copies (delta_j = m^(-1/r)): compared at the run's precision
-            checks.append(("sum_j delta^j_t <= m^((1-1/r)_+)", step["delta_sum"], factor2))
+            checks += [(label, observed, allowed) for name, label, observed, allowed
+                       in monorma_bounds.norm_step_values(step, C, lam, kappas, factor2) if name != "combination"]
         margins.append(math.inf)
         for name, observed, allowed in checks:
             margin = float(allowed - observed)

@@ -85,6 +85,9 @@ def run(args) -> int:
         verdicts = units.merge(plan, results)
     seconds = time.perf_counter() - start
     print(report.table(verdicts, markdown=args.markdown))
+    chains = report.chains_table(verdicts)
+    if chains:
+        print("\n" + chains)
     differing = [verdict.claim for verdict in verdicts if not verdict.as_expected]
     thin = [verdict.claim for verdict in verdicts if verdict.as_expected and not verdict.meets_floor]
     rechecked = sum(verdict.rechecked for verdict in verdicts)

@@ -1,0 +1,44 @@
+"""The paper's proofs as chains of named steps (docs/proofs.md), the steps proved by sympy, and the certificate of
+Theorem 2 (docs/theorem2-certificate.md).
+
+``chains()`` is the registry: claim id -> ``Chain`` (the proof that the claim follows from its hypotheses, the paper's
+or the spec's repaired one). ``explain(claim_id, instance, impl)`` evaluates the chain on one instance and names the
+first step that fails, or the tightest one. The chain modules are imported on first use: the claim modules import
+``monorma_bounds`` for the steps they check themselves.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+
+#: the modules that define chains (each a ``CHAINS`` list), one per proof or family of proofs
+CHAIN_MODULES = ("onorma_norms", "batch_norms", "theorems", "eta_star", "monorma_bounds")
+
+
+@functools.cache
+def chains() -> dict:
+    registry = {}
+    for name in CHAIN_MODULES:
+        for chain in importlib.import_module(f"proofs_check.proofs.{name}").CHAINS:
+            if chain.claim in registry:
+                raise ValueError(f"claim {chain.claim!r} has two chains")
+            registry[chain.claim] = chain
+    return registry
+
+
+def explain(claim_id: str, instance, impl):
+    """The chain of ``claim_id`` on ``instance`` (a ``chain.ChainResult``), or None when the claim has no chain."""
+    from proofs_check.proofs import chain as chain_module
+    proof = chains().get(claim_id)
+    if proof is None or instance is None:
+        return None
+    return chain_module.check(proof, instance, impl)
+
+
+def proved_text(claim_id: str) -> str:
+    """Where a claim the search leaves open is proved: Theorem 2 (``thm2.exists_t0``) for the (rho, epsilon) of the
+    stored certificate table (``ovk-check certify-theorem2``); ``""`` elsewhere."""
+    if claim_id != "thm2.exists_t0":
+        return ""
+    from proofs_check.proofs import theorem2_certificate
+    return theorem2_certificate.proved_text()

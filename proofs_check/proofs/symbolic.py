@@ -1,0 +1,394 @@
+"""Steps of the proofs proved with sympy for all values of their symbols in their stated ranges (verdict "proved").
+
+A ``SymbolicProof`` states one step as a sympy relation ``E = 0`` (identity), ``E >= 0`` or ``E > 0`` over symbols
+with stated ranges (``domain``), and proves it by ``obligations``: expressions that sympy must simplify to 0, or
+show non-negative / positive from the signs of their symbols (after a substitution that turns a range such as
+``lam >= 2 kappa^2`` into ``lam = 2 kappa^2 + s`` with ``s >= 0``). An induction is two obligations (base, step); a
+certificate such as ``(2a^2 + 1)^2 - 4a^2(a^2 + 1) = 1`` is an obligation that simplifies to 0.
+
+Each proof has a planted wrong variant (``WRONG_VARIANTS``: a plausible mistake in the step's formula) that sympy
+refutes: its obligations fail, and ``refute`` finds an exact point of the domain where the variant's relation is
+false (evaluated exactly: rationals and radicals, no floats). The tests (tests/proofs/test_symbolic.py) prove every
+proof and refute every variant; ``ovk-check explain`` runs the proofs of a chain's steps. Results are cached per
+process (``prove`` is pure).
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import sympy as sp
+
+# symbols: positive unless said otherwise
+lam, eta, U, C, C_y, kappa, N, eps = sp.symbols("lam eta U C C_y kappa N epsilon", positive=True)
+s, v, a, e, P, x = sp.symbols("s v a e P x", positive=True)
+A_, B_, Q = sp.symbols("A B Q", real=True)           # <a,a>, <G,G>, <G,a>: a Gram matrix (A, B >= 0 by domain)
+n, t, i = sp.symbols("n t i", integer=True, positive=True)
+D = sp.IndexedBase("D", real=True)
+c = sp.IndexedBase("c", real=True)
+w = sp.IndexedBase("w", positive=True)
+r = sp.Symbol("r", positive=True)
+m = sp.Symbol("m", integer=True, positive=True)
+
+#: exact sample values of a symbol's range where ``refute`` looks for a counterexample
+SAMPLES = (sp.Rational(1, 3), sp.Rational(1, 2), sp.Integer(1), sp.Integer(2), sp.Rational(7, 2), sp.Integer(16))
+
+
+@dataclass(frozen=True)
+class SymbolicProof:
+    name: str
+    statement: str
+    method: str
+    build: Callable      # () -> (relation, kind, domain, obligations)
+
+    def parts(self):
+        return _built(self)
+
+
+@functools.cache
+def _built(proof: SymbolicProof):
+    return proof.build()
+
+
+def _holds(kind: str, expr) -> bool:
+    """One obligation, decided by sympy: ``zero`` (simplifies to 0), ``nonnegative``, ``positive``."""
+    if kind == "zero":
+        return sp.simplify(expr) == 0
+    for form in (expr, sp.expand(expr), sp.factor(sp.together(expr)), sp.simplify(expr)):
+        decided = form.is_positive if kind == "positive" else form.is_nonnegative
+        if decided:
+            return True
+    return False
+
+
+@functools.cache
+def prove(proof: SymbolicProof) -> bool:
+    """True when sympy discharges every obligation of ``proof``."""
+    _, _, _, obligations = proof.parts()
+    return all(_holds(kind, expr) for kind, expr in obligations)
+
+
+def _fails(kind: str, value) -> bool:
+    """Is the relation false at a point? Exact values (rationals, radicals): sympy decides the sign of a number by
+    evaluating it with error control."""
+    if kind == "zero":
+        return value.equals(0) is False
+    return bool(value.is_negative) if kind == "nonnegative" else bool(value.is_nonpositive)
+
+
+def refute(proof: SymbolicProof):
+    """An exact point of the domain where the relation of ``proof`` is false (a dict symbol -> value), or None."""
+    relation, kind, domain, _ = proof.parts()
+    symbols = sorted(domain, key=str)
+    choices = [[value for value in SAMPLES + tuple(domain[symbol][2])
+                if _inside(value, domain[symbol]) and (not symbol.is_integer or sp.Integer(value) == value)] for symbol in symbols]
+    for point in itertools.product(*choices):
+        substitution = dict(zip(symbols, point))
+        if _fails(kind, relation.subs(substitution).doit()):
+            return substitution
+    return None
+
+
+#: digits of the numerical sanity check ``holds_at_samples``
+SANITY_DIGITS = 30
+
+
+def holds_at_samples(proof: SymbolicProof) -> bool:
+    """The relation of a proved statement evaluated at the sample points of its domain, to SANITY_DIGITS digits: a
+    check that the statement the obligations prove is the one written (an exact zero test of a true radical
+    identity can take sympy minutes; ``refute`` is for the wrong variants)."""
+    relation, kind, domain, _ = proof.parts()
+    symbols = sorted(domain, key=str)
+    choices = [[value for value in SAMPLES + tuple(domain[symbol][2])
+                if _inside(value, domain[symbol]) and (not symbol.is_integer or sp.Integer(value) == value)] for symbol in symbols]
+    tolerance = sp.Float(10) ** (5 - SANITY_DIGITS)
+    for point in itertools.product(*choices):
+        value = sp.N(relation.subs(dict(zip(symbols, point))).doit(), SANITY_DIGITS)
+        if (kind == "zero" and abs(value) > tolerance) or (kind == "nonnegative" and value < -tolerance) or (
+                kind == "positive" and value <= 0):
+            return False
+    return True
+
+
+def _inside(value, bounds) -> bool:
+    low, high, _ = bounds
+    return (low is None or value >= low) and (high is None or value <= high)
+
+
+def _domain(**ranges):
+    """``name=(low, high)`` or ``(low, high, extra sample values)`` over the module's symbols."""
+    out = {}
+    for name, bounds in ranges.items():
+        low, high, *extra = bounds
+        out[_SYMBOLS[name]] = (low, high, tuple(extra[0]) if extra else ())
+    return out
+
+
+_SYMBOLS = {str(symbol): symbol for symbol in (lam, eta, U, C, C_y, kappa, N, eps, s, v, a, e, P, x, A_, B_, Q, n, t, r, m)}
+
+
+# --- the proofs ---------------------------------------------------------------------------------------------------
+
+def _telescoping(shrink_of_new):
+    """``S_t = sum_{i<=t} e_i P_{i,t} = 1 - P_{0,t}`` by induction: ``S_1 = e_1``; ``S_{t+1} = (1 - e) S_t + e``
+    (every ``P_{i,t}`` gains the factor ``1 - e_{t+1}``, the new term has ``P_{t+1,t+1} = 1``; ``shrink_of_new`` is
+    the factor the new term gets), and ``1 - P_{0,t+1} = 1 - (1 - e) P_{0,t}``."""
+    def build():
+        base = e - (1 - (1 - e))                                     # S_1 = e_1 = 1 - P_{0,1}
+        step = (1 - e) * (1 - P) + e * shrink_of_new - (1 - (1 - e) * P)
+        return step, "zero", _domain(e=(0, 1), P=(0, 1)), [("zero", base), ("zero", step)]
+    return build
+
+
+def _identity(left, right, **ranges):
+    def build():
+        return left - right, "zero", _domain(**ranges), [("zero", left - right)]
+    return build
+
+
+def _bound(small, large, strict=False, **ranges):
+    """``small <= large`` (``<`` with ``strict``) on the domain, written over symbols whose signs sympy knows (a range
+    such as ``lam >= 2 kappa^2`` as ``lam = 2 kappa^2 + s``, ``s >= 0``): proved by the sign of ``large - small``."""
+    def build():
+        difference = large - small
+        kind = "positive" if strict else "nonnegative"
+        return difference, kind, _domain(**ranges), [(kind, difference)]
+    return build
+
+
+HALF = sp.Rational(1, 2)
+
+
+def _sgd_identity(half=HALF):
+    """``<G, a> = (||a||^2 - ||a - eta G||^2)/(2 eta) + (eta/2)||G||^2`` in any inner-product space: on span{a, G},
+    ``||a - eta G||^2 = A - 2 eta Q + eta^2 B`` with the Gram entries ``A = <a,a>``, ``Q = <G,a>``, ``B = <G,G>``."""
+    def build():
+        relation = (A_ - (A_ - 2 * eta * Q + eta**2 * B_)) / (2 * eta) + half * eta * B_ - Q
+        return relation, "zero", _domain(A=(0, None), B=(0, None), Q=(None, None, [-1]), eta=(0, None)), [("zero", relation)]
+    return build
+
+
+def _summation_by_parts(sign=1):
+    """``sum_{t=1}^n (D_{t-1} - D_t) c_t = D_0 c_1 - D_n c_n + sum_{t<n} D_t (c_{t+1} - c_t)`` by induction on n: from n
+    to n + 1 the left side gains its term ``(D_n - D_{n+1}) c_{n+1}``, the right side's sum gains its term ``t = n``
+    and its boundary term ``-D_n c_n`` becomes ``-D_{n+1} c_{n+1}``. ``refute`` compares both sides at n = 3 for
+    ``D = (1, 2, 3, 5)``, ``c = (1, 2, 4)``."""
+    def term(k):
+        return sign * D[k] * (c[k + 1] - c[k])
+
+    def rhs(k):
+        return D[0] * c[1] - D[k] * c[k] + sp.Sum(term(t), (t, 1, k - 1))
+
+    def lhs(k):
+        return sp.Sum((D[t - 1] - D[t]) * c[t], (t, 1, k))
+
+    def build():
+        base = (lhs(1) - rhs(1)).doit()
+        step = (D[n] - D[n + 1]) * c[n + 1] - (term(n) - D[n + 1] * c[n + 1] + D[n] * c[n])
+        values = {D[0]: 1, D[1]: 2, D[2]: 3, D[3]: 5, c[1]: 1, c[2]: 2, c[3]: 4}
+        return (lhs(3) - rhs(3)).doit().subs(values), "zero", {}, [("zero", base), ("zero", step)]
+    return build
+
+
+def _step_sum(constant=-1):
+    """``sum_{t<=n} t^(-1/2) <= 2 sqrt(n) + constant`` (constant -1): base ``n = 1``; step ``2(sqrt(n+1) - sqrt(n))
+    >= 1/sqrt(n+1)``, i.e. with ``a = sqrt(n)``: ``2a^2 + 1 - 2a sqrt(a^2+1) >= 0``, whose two sides are positive
+    and whose squares differ by the certificate ``(2a^2 + 1)^2 - 4a^2(a^2 + 1) = 1``."""
+    def build():
+        relation = 2 * sp.sqrt(n) + constant - sp.Sum(1 / sp.sqrt(t), (t, 1, n))
+        base = 2 + constant - 1
+        certificate = (2 * a**2 + 1) ** 2 - 4 * a**2 * (a**2 + 1) - 1
+        return relation, "nonnegative", {n: (1, None, (3, 4))}, [("nonnegative", sp.sympify(base)), ("zero", certificate),
+                                                                 ("positive", 2 * a**2 + 1)]
+    return build
+
+
+def _limit_coefficient(coefficient):
+    """Prop. 1(iii): ``h(eps) = (lam/2)(eps^2 - 2 eps)N^2 + C eps kappa N >= 0`` for all eps > 0 and ``h(0) = 0`` give
+    ``lim_{eps -> 0+} h(eps)/eps >= 0``; sympy computes the limit, ``C kappa N - lam N^2``."""
+    def build():
+        h = lam / 2 * (eps**2 - 2 * eps) * N**2 + C * eps * kappa * N
+        relation = sp.limit(h / eps, eps, 0, "+") - coefficient
+        return relation, "zero", _domain(lam=(0, None), N=(0, None), C=(0, None), kappa=(0, None)), [("zero", relation)]
+    return build
+
+
+#: spec 10: the horizon as n = s^4 (sympy simplifies the nested radicals then)
+_A = 2 * lam * U**2 * (2 * eta * lam + 1 / (eta * lam))
+_A2 = 2 * lam * U**2 * (10 * eta * lam + 1 / (eta * lam))
+_B = U**2 / (2 * eta)
+_SHARPENING = 3 * U**2 / (2 * eta) + 2 * lam**2 * U**2 * eta
+_EXCESS = _A / s**2 + _B / s**4
+_ETA_STAR = sp.sqrt(2 + 1 / (2 * s**2)) / (2 * lam)
+
+
+def _eta_star(kind):
+    def build():
+        domain = _domain(lam=(0, None), U=(0, None), s=(1, None))
+        if kind == "stationary":
+            relation = sp.diff(_EXCESS, eta).subs(eta, _ETA_STAR)
+            return relation, "zero", domain, [("zero", relation)]
+        if kind == "minimum":
+            relation = _EXCESS.subs(eta, _ETA_STAR) - 2 * sp.sqrt(2) * lam * U**2 * sp.sqrt(4 * s**2 + 1) / s**3
+            return relation, "zero", domain, [("zero", relation)]
+        if kind in ("convex", "convex_wrong"):    # B'' = U^2 (sqrt(n) + 4n)/(eta^3 n^(3/2)) > 0 (spec 10)
+            power = 3 if kind == "convex" else 2
+            second = U**2 * (s**2 + 4 * s**4) / (eta**power * s**6)
+            relation = sp.diff(_EXCESS, eta, 2) - second
+            return relation, "zero", {**domain, eta: (0, None, ())}, [("zero", relation), ("positive", second)]
+        relation = 1 - _ETA_STAR * lam                                    # admissible: eta* lam < 1 for n >= 1
+        # eta* lam = sqrt(2 + 1/(2 s^2))/2 <= sqrt(5/2)/2 < 1: 1 - (eta* lam)^2 = (2 - 1/(2 s^2))/4 > 0 with s = 1 + v
+        squared = (1 - (_ETA_STAR * lam) ** 2).subs(s, 1 + v)
+        return relation, "positive", domain, [("positive", sp.factor(sp.together(squared)))]
+    return build
+
+
+def _delta_normalised(exponent_of_w):
+    """MONORMA (spec 6.3, C16): ``delta_j = w_j^(1/(r+1)) / (sum_k w_k^(r/(r+1)))^(1/r)`` has ``sum_j delta_j^r = 1``,
+    for every m and r > 0 (a sum over j = 1..m of ``w_j^(r/(r+1)) / sum_k w_k^(r/(r+1))``)."""
+    def build():
+        j, k = sp.symbols("j k", integer=True, positive=True)
+        total = sp.Sum(w[k] ** (r / (r + 1)), (k, 1, m))
+        delta = w[j] ** exponent_of_w / total ** (1 / r)
+        relation = sp.Sum(delta**r, (j, 1, m)) - 1
+        proved = sp.powsimp(sp.expand_power_base(relation, force=True), force=True).xreplace({k: j})   # one dummy index
+        concrete = relation.subs(m, 2).doit().subs({w[1]: 2, w[2]: 3})
+        return concrete, "zero", {r: (0, None, ())}, [("zero", sp.simplify(proved))]
+    return build
+
+
+def _copies(exponent):
+    """m copies of one kernel (spec 6.4): every ``w_j = W`` gives ``delta_j = W^(1/(r+1)) / (m W^(r/(r+1)))^(1/r) = m^(-1/r)``."""
+    def build():
+        W = sp.Symbol("W", positive=True)
+        relation = W ** (1 / (r + 1)) / (m * W ** (r / (r + 1))) ** (1 / r) - m ** exponent
+        return relation, "zero", {r: (0, None, ()), m: (2, None, (3,)), W: (0, None, ())}, [
+            ("zero", sp.powsimp(sp.expand_power_base(relation, force=True), force=True))]
+    return build
+
+
+PROOFS = {proof.name: proof for proof in [
+    SymbolicProof("telescoping", "sum_{i<=t} eta_i lam P_{i,t} = 1 - P_{0,t}, P_{i,t} = prod_{k=i+1}^t (1 - eta_k lam)",
+                  "induction on t: base and step simplify to 0", _telescoping(1)),
+    SymbolicProof("prop2_induction_algebra", "(1 - eta lam) C_y/kappa + 2 kappa eta C_y = C_y/kappa + eta C_y (2 kappa - lam/kappa)",
+                  "simplifies to 0", _identity((1 - eta * lam) * C_y / kappa + 2 * kappa * eta * C_y,
+                                               C_y / kappa + eta * C_y * (2 * kappa - lam / kappa),
+                                               eta=(0, None), lam=(0, None), C_y=(0, None), kappa=(0, None))),
+    SymbolicProof("prop2_hypothesis3_sign", "eta C_y (2 kappa - lam/kappa) < 0 for lam > 2 kappa^2",
+                  "lam = 2 kappa^2 + s, s > 0: the expression is -eta C_y s / kappa",
+                  _bound(eta * C_y * (2 * kappa - (2 * kappa**2 + s) / kappa), 0, strict=True, eta=(0, None), C_y=(0, None),
+                         kappa=(0, None), s=(0, None))),
+    SymbolicProof("prop2_hypothesis3_norm", "2 kappa C_y / lam <= C_y / kappa for lam >= 2 kappa^2",
+                  "lam = 2 kappa^2 + s, s >= 0: the difference is C_y s / (kappa (2 kappa^2 + s))",
+                  _bound(2 * kappa * C_y / (2 * kappa**2 + s), C_y / kappa, C_y=(0, None), kappa=(0, None), s=(0, None))),
+    SymbolicProof("prop2_iv_hence", "C_y / sqrt(lam) <= 2 C_y / lam for 0 < lam <= 4 (the paper's 'Hence'; false for lam > 4)",
+                  "lam = mu^2, mu = 2/(1 + s), s >= 0: the difference is C_y s (1 + s)/2 >= 0",
+                  _bound(C_y / (2 / (1 + s)), 2 * C_y / (2 / (1 + s)) ** 2, C_y=(0, None), s=(0, None))),
+    SymbolicProof("prop2_iv_hypothesis3", "C_y / sqrt(lam) <= C_y / (sqrt2 kappa) for lam >= 2 kappa^2",
+                  "both sides positive; lam = 2 kappa^2 + s: the squares differ by C_y^2 s / (2 kappa^2 (2 kappa^2 + s))",
+                  _bound(C_y**2 / (2 * kappa**2 + s), C_y**2 / (2 * kappa**2), C_y=(0, None), kappa=(0, None), s=(0, None))),
+    SymbolicProof("prop1_iii_expansion", "(lam/2)(||(1-eps) f||^2 - ||f||^2) = (lam/2)(eps^2 - 2 eps)||f||^2", "simplifies to 0",
+                  _identity(lam / 2 * ((1 - eps) ** 2 - 1) * N**2, lam / 2 * (eps**2 - 2 * eps) * N**2, lam=(0, None),
+                            epsilon=(0, 1), N=(0, None))),
+    SymbolicProof("prop1_iii_coefficient", "lim_{eps->0+} [(lam/2)(eps^2 - 2 eps)N^2 + C eps kappa N]/eps = C kappa N - lam N^2",
+                  "sympy's limit", _limit_coefficient(C * kappa * N - lam * N**2)),
+    SymbolicProof("sgd_identity", "<G, a> = (||a||^2 - ||a - eta G||^2)/(2 eta) + (eta/2)||G||^2 in any inner-product space",
+                  "bilinearity on span{a, G}: simplifies to 0", _sgd_identity()),
+    SymbolicProof("summation_by_parts", "sum_{t=1}^n (D_{t-1} - D_t) c_t = D_0 c_1 - D_n c_n + sum_{t<n} D_t (c_{t+1} - c_t)",
+                  "induction on n: base and step simplify to 0", _summation_by_parts()),
+    SymbolicProof("telescoped_increments", "1/eta_{t+1} - 1/eta_t = 1/(eta (sqrt(t+1) + sqrt(t))) > 0 (eta_t = eta/sqrt(t))",
+                  "rationalise: simplifies to 0; the right side is positive",
+                  _identity(sp.sqrt(t + 1) / eta - sp.sqrt(t) / eta, 1 / (eta * (sp.sqrt(t + 1) + sp.sqrt(t))), eta=(0, None),
+                            t=(1, None))),
+    SymbolicProof("step_sum", "sum_{t<=n} t^(-1/2) <= 2 sqrt(n) - 1", "induction on n with the certificate "
+                  "(2a^2+1)^2 - 4a^2(a^2+1) = 1, a = sqrt(n)", _step_sum()),
+    SymbolicProof("theorem1_constants", "U^2/(2 eta) + 2U^2(sqrt(n)-1)/eta + 2 lam^2 U^2 eta (2 sqrt(n)-1) = sqrt(n) a - "
+                  "(3U^2/(2 eta) + 2 lam^2 U^2 eta), a = 2 lam U^2 (2 eta lam + 1/(eta lam))", "simplifies to 0",
+                  _identity(U**2 / (2 * eta) + 2 * U**2 * (s - 1) / eta + 2 * lam**2 * U**2 * eta * (2 * s - 1), s * _A - _SHARPENING,
+                            U=(0, None), eta=(0, None), lam=(0, None), s=(1, None))),
+    SymbolicProof("sharpening_gap", "b + (3U^2/(2 eta) + 2 lam^2 U^2 eta) = 2U^2(eta^2 lam^2 + 1)/eta > 0 (C18s is sharper than C18)",
+                  "simplifies to 0", _identity(_B + _SHARPENING, 2 * U**2 * (eta**2 * lam**2 + 1) / eta, U=(0, None), eta=(0, None),
+                                               lam=(0, None))),
+    SymbolicProof("gradient_norm_hyp3", "2 kappa C_y <= lam U for lam >= 2 kappa^2 and U >= C_y/kappa (Hyp. 3; so ||G_t|| <= 2 lam U)",
+                  "lam = 2 kappa^2 + s, U = C_y/kappa + v, s, v >= 0: the difference expands to non-negative terms",
+                  _bound(2 * kappa * C_y, (2 * kappa**2 + s) * (C_y / kappa + v), kappa=(0, None), C_y=(0, None), s=(0, None),
+                         v=(0, None))),
+    SymbolicProof("theorem2_constants", "a + 16 rho lam U^2 = a2 (rho = eta lam): a/sqrt(n) + (2 lam U^2/n) 8 rho sqrt(n) = a2/sqrt(n)",
+                  "simplifies to 0", _identity(_A + 16 * eta * lam * lam * U**2, _A2, U=(0, None), eta=(0, None), lam=(0, None))),
+    SymbolicProof("post_update_step_size", "eta (kappa^2 + lam) < 3/2 for eta lam < 1 and lam > 2 kappa^2 (spec C19, Hyp. 3)",
+                  "eta lam = 1/(1 + v), lam = 2 kappa^2 + s: 3/2 - eta (kappa^2 + lam) = (s + 6 kappa^2 v + 3 s v)/(2 (1+v)(2 kappa^2 + s))",
+                  _bound((kappa**2 + 2 * kappa**2 + s) / ((1 + v) * (2 * kappa**2 + s)), sp.Rational(3, 2), strict=True,
+                         kappa=(0, None), s=(0, None), v=(0, None))),
+    SymbolicProof("eta_star_stationary", "d/d eta (a/sqrt(n) + b/n) = 0 at eta* = sqrt(2 + 1/(2 sqrt n))/(2 lam)",
+                  "n = s^4: simplifies to 0 (spec 10)", _eta_star("stationary")),
+    SymbolicProof("eta_star_minimum", "a/sqrt(n) + b/n at eta* = 2 sqrt2 lam U^2 sqrt(4 sqrt(n) + 1)/n^(3/4)",
+                  "n = s^4: simplifies to 0 (spec 10)", _eta_star("minimum")),
+    SymbolicProof("eta_star_convex", "d^2/d eta^2 (a/sqrt(n) + b/n) = U^2 (sqrt(n) + 4n)/(eta^3 n^(3/2)) > 0 for eta > 0",
+                  "n = s^4: simplifies to 0; the right side is a product of positive terms", _eta_star("convex")),
+    SymbolicProof("eta_star_admissible", "eta* lam < 1 for every n >= 1", "1 - (eta* lam)^2 = (2 - 1/(2 s^2))/4 > 0 with s = 1 + v",
+                  _eta_star("admissible")),
+    SymbolicProof("monorma_delta_normalised", "sum_j (delta^j_t)^r = 1 after the update, any m kernels, any r > 0",
+                  "powers of positive symbols combined: simplifies to 0 (spec 6.3, C16)", _delta_normalised(1 / (r + 1))),
+    SymbolicProof("monorma_copies", "m copies: delta_j = m^(-1/r) (spec 6.4)", "powers of positive symbols combined", _copies(-1 / r)),
+]}
+
+
+#: a plausible mistake in each proved step, which sympy must refute (planted faults of the symbolic proofs)
+WRONG_VARIANTS = {proof.name: proof for proof in [
+    SymbolicProof("telescoping", "the new term shrunk too: S_{t+1} = (1 - e) S_t + e (1 - e)", "induction", _telescoping(1 - e)),
+    SymbolicProof("prop2_induction_algebra", "2 kappa - lam/(2 kappa) in place of 2 kappa - lam/kappa", "simplifies to 0",
+                  _identity((1 - eta * lam) * C_y / kappa + 2 * kappa * eta * C_y, C_y / kappa + eta * C_y * (2 * kappa - lam / (2 * kappa)),
+                            eta=(0, None), lam=(0, None), C_y=(0, None), kappa=(0, None))),
+    SymbolicProof("prop2_hypothesis3_sign", "lam > kappa^2 in place of lam > 2 kappa^2", "lam = kappa^2 + s",
+                  _bound(eta * C_y * (2 * kappa - (kappa**2 + s) / kappa), 0, strict=True, eta=(0, None), C_y=(0, None),
+                         kappa=(0, None), s=(0, None))),
+    SymbolicProof("prop2_hypothesis3_norm", "2 kappa C_y / lam <= C_y / (2 kappa)", "lam = 2 kappa^2 + s",
+                  _bound(2 * kappa * C_y / (2 * kappa**2 + s), C_y / (2 * kappa), C_y=(0, None), kappa=(0, None), s=(0, None))),
+    SymbolicProof("prop2_iv_hence", "the paper's step for every lam > 0: C_y/sqrt(lam) <= 2 C_y/lam", "lam = x^2",
+                  _bound(C_y / x, 2 * C_y / x**2, C_y=(0, None), x=(0, None))),
+    SymbolicProof("prop2_iv_hypothesis3", "C_y / sqrt(lam) <= C_y / (2 kappa) for lam >= 2 kappa^2", "squares",
+                  _bound(C_y**2 / (2 * kappa**2 + s), C_y**2 / (4 * kappa**2), C_y=(0, None), kappa=(0, None), s=(0, None))),
+    SymbolicProof("prop1_iii_expansion", "(lam/2)(eps^2 - eps)||f||^2", "simplifies to 0",
+                  _identity(lam / 2 * ((1 - eps) ** 2 - 1) * N**2, lam / 2 * (eps**2 - eps) * N**2, lam=(0, None), epsilon=(0, 1),
+                            N=(0, None))),
+    SymbolicProof("prop1_iii_coefficient", "the coefficient of eps read as C kappa N - lam N^2 / 2", "limit",
+                  _limit_coefficient(C * kappa * N - lam * N**2 / 2)),
+    SymbolicProof("sgd_identity", "eta ||G||^2 in place of (eta/2) ||G||^2", "bilinearity", _sgd_identity(half=1)),
+    SymbolicProof("summation_by_parts", "the increments with the wrong sign, D_t (c_t - c_{t+1})", "induction",
+                  _summation_by_parts(sign=-1)),
+    SymbolicProof("telescoped_increments", "1/eta_{t+1} - 1/eta_t = 1/(2 eta sqrt(t)) (the derivative's value)", "simplifies to 0",
+                  _identity(sp.sqrt(t + 1) / eta - sp.sqrt(t) / eta, 1 / (2 * eta * sp.sqrt(t)), eta=(0, None), t=(1, None))),
+    SymbolicProof("step_sum", "sum_{t<=n} t^(-1/2) <= 2 sqrt(n) - 3/2", "induction", _step_sum(constant=sp.Rational(-3, 2))),
+    SymbolicProof("theorem1_constants", "b = U^2/(2 eta) subtracted in place of the sharpening", "simplifies to 0",
+                  _identity(U**2 / (2 * eta) + 2 * U**2 * (s - 1) / eta + 2 * lam**2 * U**2 * eta * (2 * s - 1), s * _A - _B,
+                            U=(0, None), eta=(0, None), lam=(0, None), s=(1, None))),
+    SymbolicProof("sharpening_gap", "the gap read as U^2 (eta^2 lam^2 + 1)/eta", "simplifies to 0",
+                  _identity(_B + _SHARPENING, U**2 * (eta**2 * lam**2 + 1) / eta, U=(0, None), eta=(0, None), lam=(0, None))),
+    SymbolicProof("gradient_norm_hyp3", "without Hyp. 3(iii): lam >= kappa^2 only", "lam = kappa^2 + s",
+                  _bound(2 * kappa * C_y, (kappa**2 + s) * (C_y / kappa + v), kappa=(0, None), C_y=(0, None), s=(0, None, [0]),
+                         v=(0, None, [0]))),
+    SymbolicProof("theorem2_constants", "a + 8 rho lam U^2 = a2", "simplifies to 0",
+                  _identity(_A + 8 * eta * lam * lam * U**2, _A2, U=(0, None), eta=(0, None), lam=(0, None))),
+    SymbolicProof("post_update_step_size", "eta (kappa^2 + lam) < 1 (a step below 1/L, where the descent needs < 2/L)",
+                  "eta lam = 1/(1 + v), lam = 2 kappa^2 + s",
+                  _bound((kappa**2 + 2 * kappa**2 + s) / ((1 + v) * (2 * kappa**2 + s)), 1, strict=True, kappa=(0, None), s=(0, None),
+                         v=(0, None))),
+    SymbolicProof("eta_star_stationary", "eta* = sqrt(2 + 1/sqrt n)/(2 lam)", "n = s^4",
+                  lambda: _wrong_eta_star(sp.sqrt(2 + 1 / s**2) / (2 * lam))),
+    SymbolicProof("eta_star_minimum", "minimum 2 lam U^2 sqrt(4 sqrt(n) + 1)/n^(3/4)", "n = s^4",
+                  _identity(_EXCESS.subs(eta, _ETA_STAR), 2 * lam * U**2 * sp.sqrt(4 * s**2 + 1) / s**3, lam=(0, None), U=(0, None),
+                            s=(1, None))),
+    SymbolicProof("eta_star_convex", "the second derivative with eta^2 in place of eta^3", "n = s^4", _eta_star("convex_wrong")),
+    SymbolicProof("eta_star_admissible", "eta* = sqrt(2 + 1/(2 sqrt n))/lam (without the 1/2) is admissible", "squares",
+                  _bound(sp.sqrt(2 + 1 / (2 * s**2)), 1, strict=True, s=(1, None))),
+    SymbolicProof("monorma_delta_normalised", "the box's exponents read literally: w_j^((1/r) + 1)", "powers",
+                  _delta_normalised(1 / r + 1)),
+    SymbolicProof("monorma_copies", "m copies: delta_j = 1/m", "powers", _copies(-1)),
+]}
+
+
+def _wrong_eta_star(star):
+    relation = sp.diff(_EXCESS, eta).subs(eta, star)
+    return relation, "zero", _domain(lam=(0, None), U=(0, None), s=(1, None)), [("zero", relation)]
