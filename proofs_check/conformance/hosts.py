@@ -64,7 +64,7 @@ class InProcessHost:
         scope = declared_scope(self.implementation)
         return Declaration(offers, scope, "its conformance_scope" if scope is not None else "none declared")
 
-    def call(self, case, limit: float | None = None) -> CallResult:
+    def call(self, case, limit: float | None = None, warm_up: bool = True) -> CallResult:
         result = call_function(offered(self.implementation)[case.algorithm], case.algorithm, case.X, case.Y,
                                case.call_arguments())
         return CallResult(fields=result.get("fields", {}), error=result.get("error"),
@@ -204,7 +204,7 @@ class CommandHost(_ProcessHost):
                 pass
         return Declaration(ALGORITHMS)   # a command that does not describe itself declares every case
 
-    def call(self, case, limit: float) -> CallResult:
+    def call(self, case, limit: float, warm_up: bool = True) -> CallResult:
         try:
             outcome, result_path = self._run(case, limit)
         except _Cancelled:
@@ -311,7 +311,8 @@ class WorkerHost(_ProcessHost):
         scope = message.get("scope")
         return Declaration(offers, scope, "its conformance_scope" if scope is not None else "none declared")
 
-    def call(self, case, limit: float) -> CallResult:
+    def call(self, case, limit: float, warm_up: bool = True) -> CallResult:
+        """``warm_up``: a first call of the algorithm in this process gets FIRST_CALL_SECONDS more."""
         if self.startup_failure is not None:
             return CallResult(error=self.startup_failure)
         try:
@@ -325,7 +326,7 @@ class WorkerHost(_ProcessHost):
         except _Cancelled:
             return CallResult(error="not run: the run was cancelled")
         request, result = self._files(case)
-        if case.algorithm not in self.warm:
+        if case.algorithm not in self.warm and warm_up:
             limit += limits.FIRST_CALL_SECONDS
         self.warm.add(case.algorithm)
         started = time.perf_counter()

@@ -6,7 +6,7 @@ found in seconds on a small case and an honest literal implementation still has 
 matrix and the solve). The rates are several times those of ovk_ref's literal loops on a loaded 2-core
 machine (5 to 25 us per block evaluation of d = 2 depending on the kernel, 90 us per round of the
 140000-round stream): a 4096-round untruncated stream gets about 3.5 minutes, a 20-round case 10 s. A worker process's first call of
-an algorithm gets ``FIRST_CALL_SECONDS`` more (imports, JIT compilation). ``--timeout`` replaces the limit of
+an algorithm gets ``FIRST_CALL_SECONDS`` more (imports, JIT compilation) until that algorithm has timed out once. ``--timeout`` replaces the limit of
 every case; ``--deadline`` bounds the whole run. After ``TIMEOUTS_PER_ALGORITHM`` timeouts of one algorithm,
 its remaining cases are not sent: they fail naming the timeouts, so a hang costs two limits, not one per case.
 """
@@ -18,7 +18,7 @@ MIN_SECONDS = 10.0
 SECONDS_PER_ROUND = 3e-4
 SECONDS_PER_EVALUATION = 2.5e-5
 SECONDS_PER_FLOP = 1e-9
-FIRST_CALL_SECONDS = 30.0
+FIRST_CALL_SECONDS = 10.0
 #: importing the implementation in its worker process (numpy, scipy, a JIT on a loaded machine)
 STARTUP_SECONDS = 120.0
 #: a command's answer to the describe request

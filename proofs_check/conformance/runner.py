@@ -229,18 +229,21 @@ class _Execution:
         self.cases, self.pool, self.precision, self.reruns = cases, pool, precision, reruns
         self.timeout, self.deadline = timeout, deadline
         self.timeouts = {}          # algorithm -> names of the cases that timed out
+        self.answers = {}           # index -> (first answer, its host), until the rerun
         self.lock = threading.Lock()
         self.stop = None            # why no further call is made
 
     def _call(self, host, case) -> CallResult:
         limit = limits.case_limit(case, self.timeout)
+        with self.lock:
+            warm_up = self.timeout is None and case.algorithm not in self.timeouts
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
-        if remaining is not None and remaining < limit:
-            result = host.call(case, max(remaining, 0.001))
+        if remaining is not None and remaining < limit + limits.FIRST_CALL_SECONDS * warm_up:
+            result = host.call(case, max(remaining, 0.001), warm_up=False)
             if result.timed_out:
                 result.error, result.timed_out = "stopped at the run's deadline (--deadline)", False
             return result
-        result = host.call(case, limit)
+        result = host.call(case, limit, warm_up)
         if result.timed_out:
             with self.lock:
                 self.timeouts.setdefault(case.algorithm, []).append(case.name)
@@ -259,19 +262,25 @@ class _Execution:
             return "the run's deadline passed (--deadline)"
         return None
 
-    def case(self, index) -> Outcome:
+    def first(self, index) -> Outcome:
+        """The first run of case ``index``, judged; its answer is kept for the rerun."""
         case = self.cases[index]
         reason = self._blocked(case)
         if reason:
             return _not_run(case, reason)
         host = self.pool.acquire()
         try:
-            first = self._call(host, case)
+            result = self._call(host, case)
         finally:
             self.pool.release(host)
-        outcome = judge(case, first, self.precision)
-        if index not in self.reruns or first.error is not None or first.unsupported is not None:
-            return outcome
+        if index in self.reruns and result.error is None and result.unsupported is None:
+            self.answers[index] = (result, host)
+        return judge(case, result, self.precision)
+
+    def second(self, index, outcome: Outcome) -> Outcome:
+        """The rerun of case ``index`` in another process, compared with the first answer (``outcome`` updated)."""
+        case = self.cases[index]
+        first, host = self.answers.pop(index)
         if self._blocked(case):
             return outcome
         other = self.pool.acquire(other_than=host)
@@ -287,14 +296,14 @@ class _Execution:
         return outcome
 
 
-def _spread(execution: _Execution, indices, workers: int):
-    """``(index, outcome)`` for every index, as each ends, on ``workers`` threads (each waits on a process)."""
+def _spread(task, indices, execution: _Execution, workers: int):
+    """``(index, task(index))`` for every index, as each ends, on ``workers`` threads (each waits on a process)."""
     if workers == 1:
         for index in indices:
-            yield index, execution.case(index)
+            yield index, task(index)
         return
     with concurrent.futures.ThreadPoolExecutor(workers) as threads:
-        futures = {threads.submit(execution.case, index): index for index in indices}
+        futures = {threads.submit(task, index): index for index in indices}
         try:
             for future in concurrent.futures.as_completed(futures):
                 yield futures[future], future.result()
@@ -307,11 +316,11 @@ def _spread(execution: _Execution, indices, workers: int):
             raise
 
 
-def _progress(index: int, total: int, outcome: Outcome, stream) -> None:
+def _progress(count: str, outcome: Outcome, stream) -> None:
     where = f" at {outcome.where}" if outcome.status == "fail" and outcome.where else ""
-    if outcome.status == "fail" and not where:
+    if outcome.status == "fail" and (not where or outcome.message.startswith("nondeterministic")):
         where = f": {outcome.message[:160]}"
-    print(f"[{index}/{total}] {outcome.status.upper():4s} {outcome.regime:16s} {outcome.algorithm}:{outcome.case} "
+    print(f"[{count}] {outcome.status.upper():4s} {outcome.regime:16s} {outcome.algorithm}:{outcome.case} "
           f"({outcome.size}) {outcome.seconds:.2f}s{where}", file=stream, flush=True)
 
 
@@ -399,13 +408,21 @@ def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", see
         for index in range(len(all_cases)):
             if outcomes[index] is None:
                 outcomes[index] = _not_run(all_cases[index], report.seal_failure)
-    execution = _Execution(all_cases, _Pool(hosts), precision=precision,
-                           reruns=_rerun_indices(level, to_run, seed, reruns), timeout=timeout, deadline=deadline)
+    execution = _Execution(all_cases, _Pool(hosts), precision=precision, reruns=_rerun_indices(level, to_run, seed, reruns),
+                           timeout=timeout, deadline=deadline)
     try:
-        for done, (index, outcome) in enumerate(_spread(execution, to_run, len(hosts)), 1):
+        for done, (index, outcome) in enumerate(_spread(execution.first, to_run, execution, len(hosts)), 1):
             outcomes[index] = outcome
             if progress is not None:
-                _progress(done, len(to_run), outcome, progress)
+                _progress(f"{done}/{len(to_run)}", outcome, progress)
+        # the reruns in an order drawn from the seed: a fault tied to a process's call count or state meets
+        # other cases than in the first pass
+        again = [int(index) for index in np.random.default_rng([0 if seed is None else seed, 8]).permutation(to_run)
+                 if int(index) in execution.answers]
+        for done, (index, outcome) in enumerate(_spread(lambda index: execution.second(index, outcomes[index]),
+                                                        again, execution, len(hosts)), 1):
+            if progress is not None and outcome.status == "fail" and outcome.rerun.startswith("different"):
+                _progress(f"rerun {done}/{len(again)}", outcome, progress)
     except Interrupted as interruption:
         report.stopped = interruption.reason
         report.interruption = interruption
