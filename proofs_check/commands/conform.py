@@ -16,7 +16,7 @@ from proofs_check.conformance.hosts import CommandHost, WorkerHost
 from proofs_check.conformance.levels import LEVELS
 from proofs_check.conformance.manifest import IntegrityError
 from proofs_check.conformance.runner import Interrupted, judge, run
-from proofs_check.conformance.scope import Scope
+from proofs_check.conformance.scope import Scope, read_text
 from proofs_check.conformance.seal import Seal
 from proofs_check.conformance.tolerance import PRECISIONS
 from proofs_check.conformance.vectors import ALGORITHMS
@@ -142,7 +142,7 @@ def run_command(args) -> int:
     started = time.monotonic()
     algorithms = _algorithms(args.algorithms)
     _check(args)
-    scope = None if args.scope is None else Scope.from_text(args.scope, "--scope").to_dict()
+    scope = None if args.scope is None else read_text(args.scope, "--scope")
     require = None if args.require is None else Scope.from_text(args.require, "--require")
     expectations = None if args.expectations is None else Expectations.read(args.expectations)
     cases = [case for path in args.replay for case in fresh.read_case_file(path) if case.algorithm in algorithms] or None
@@ -155,7 +155,9 @@ def run_command(args) -> int:
           file=sys.stderr, flush=True)
 
     def new_host():
-        return CommandHost(args.command_line, scope) if args.command_line else WorkerHost(args.implementation, scope)
+        if args.command_line:
+            return CommandHost(args.command_line, scope, args.timeout)
+        return WorkerHost(args.implementation, scope)
 
     report = None
     try:

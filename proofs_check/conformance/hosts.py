@@ -153,15 +153,17 @@ def _tail(file) -> str:
 
 class CommandHost(_ProcessHost):
     """``CMD REQUEST RESULT`` per case (``shlex``-split, no shell); its stderr kept for messages. ``scope`` is the
-    scope given on the command line (``--scope``); without it the command is asked the describe request."""
+    scope given on the command line (``--scope``); without it the command is asked the describe request (for at
+    most DESCRIBE_SECONDS, or ``timeout``)."""
 
-    def __init__(self, command: str, scope=None):
+    def __init__(self, command: str, scope=None, timeout: float | None = None):
         if not isinstance(command, str) or not shlex.split(command):
             raise ValueError(f"command must be a non-empty command line, got {command!r}")
         super().__init__()
         self.command = shlex.split(command)
         self.name = command
         self.scope = scope
+        self.describe_limit = limits.DESCRIBE_SECONDS if timeout is None else min(timeout, limits.DESCRIBE_SECONDS)
 
     def _run(self, request, limit: float) -> tuple[CallResult, Path]:
         """Run the command on one request; (the failure, or an empty CallResult when it exited 0, and the result path)."""
@@ -192,7 +194,7 @@ class CommandHost(_ProcessHost):
         if self.scope is not None:
             return Declaration(ALGORITHMS, self.scope, "--scope")
         try:
-            failure, result_path = self._run(wire.DESCRIBE_REQUEST, limits.DESCRIBE_SECONDS)
+            failure, result_path = self._run(wire.DESCRIBE_REQUEST, self.describe_limit)
         except _Cancelled:
             raise KeyboardInterrupt from None
         if failure.error is None:

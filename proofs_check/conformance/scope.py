@@ -100,22 +100,7 @@ class Scope:
     @classmethod
     def from_text(cls, text: str, option: str) -> Scope:
         """``--scope``/``--require``: a JSON object, the path of a JSON file, or comma-separated algorithm names."""
-        text = text.strip()
-        if text.startswith("{"):
-            try:
-                return cls.parse(json.loads(text), option)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{option} is not valid JSON: {error}") from None
-        if Path(text).is_file():
-            try:
-                return cls.parse(json.loads(Path(text).read_text()), f"{option} {text}")
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-                raise ValueError(f"{option} {text} cannot be read as JSON: {error}") from None
-        names = [name.strip() for name in text.split(",") if name.strip()]
-        if not names or set(names) - set(ALGORITHMS):
-            raise ValueError(f"{option} must be a JSON scope, a JSON file or algorithm names among "
-                             f"{', '.join(ALGORITHMS)}, got {text!r}")
-        return cls.full(names)
+        return cls.parse(read_text(text, option), option)
 
     def restrict(self, algorithms) -> Scope:
         """The part of this scope in ``algorithms``."""
@@ -157,3 +142,27 @@ class Scope:
                          for axis, values in axes.items()]
             parts.append(f"{name} ({'all' if all(values == AXES[name][axis] for axis, values in axes.items()) else '; '.join(described)})")
         return ", ".join(parts) + f"; precision {self.precision}"
+
+
+def read_text(text: str, option: str) -> dict:
+    """The JSON scope ``text`` gives (a JSON object, the path of a JSON file, or comma-separated algorithm names:
+    every case of those), checked by ``Scope.parse``; ValueError naming ``option``."""
+    text = text.strip()
+    if text.startswith("{"):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{option} is not valid JSON: {error}") from None
+    elif Path(text).is_file():
+        try:
+            value = json.loads(Path(text).read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise ValueError(f"{option} {text} cannot be read as JSON: {error}") from None
+    else:
+        names = [name.strip() for name in text.split(",") if name.strip()]
+        if not names or set(names) - set(ALGORITHMS):
+            raise ValueError(f"{option} must be a JSON scope, a JSON file or algorithm names among "
+                             f"{', '.join(ALGORITHMS)}, got {text!r}")
+        value = {"algorithms": {name: {} for name in names}}
+    Scope.parse(value, option)
+    return value

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from proofs_check import cli
-from proofs_check.conformance import run
-from proofs_check.conformance import manifest
+from proofs_check.conformance import manifest, run
 from proofs_check.conformance.vectors import VECTORS_DIR
 
 ADVERSARIES = Path(__file__).parent / "adversaries"
@@ -86,8 +85,8 @@ def test_input_mutation_is_reported(adversaries, tmp_path):
 def test_wrong_shape_and_non_finite_outputs_fail_with_that_reason():
     import numpy as np
 
-    from proofs_check.conformance.vectors import load_cases
     from proofs_check.conformance.runner import check_fields
+    from proofs_check.conformance.vectors import load_cases
     case = next(case for case in load_cases(("onorma",)) if case.id == "gaussian-d3-squared")
     shape = check_fields(case, {"predictions": case.expected["predictions"][:-1]})
     assert shape.status == "fail" and "predictions has shape (19, 3), expected (20, 3)" in shape.message

@@ -9,7 +9,12 @@ import ovk_fast
 import ovk_ref
 from ovk_ref import tolerances
 from proofs_check import cli
-from proofs_check.conformance import VECTORS_VERSION, assert_conforms, parametrize_with_vectors, run
+from proofs_check.conformance import (
+    VECTORS_VERSION,
+    assert_conforms,
+    parametrize_with_vectors,
+    run,
+)
 from proofs_check.conformance.levels import LEVELS
 from proofs_check.mutants import MUTANTS
 
