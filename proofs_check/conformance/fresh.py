@@ -64,6 +64,8 @@ LOSSES = ({"type": "squared"}, {"type": "norm"}, {"type": "huber", "delta": 0.5}
 LONG_ROUNDS = {"window": (2000, 4096), "theorem2": (1500, 2000), "none": (600, 900), "monorma": (300, 500),
                "batch_ridge": (150, 250)}
 LONG_WINDOW = 32
+#: the scope's ``inputs`` value of each placement of the inputs a fresh case draws
+PLACEMENTS = ("near", "offset", "scaled", "scaled")
 
 
 def _families(scope, algorithm: str) -> tuple:
@@ -81,8 +83,12 @@ def draw_case(seed: int, index: int, scope, long: bool = False) -> tuple:
     algorithm = str(algorithms[0] if long else rng.choice(algorithms))
     axes, families = scope.algorithms[algorithm], _families(scope, algorithm)
     p, d = int(rng.integers(1, 6)), int(rng.integers(1, 5))
-    # far or extreme inputs only with Gaussian kernels (the bandwidth follows the scale), never on long streams
-    placement = 0 if long or "gaussian_separable" not in families else int(rng.choice(4, p=[0.55, 0.15, 0.15, 0.15]))
+    # far or extreme inputs (placements 1-3) only with Gaussian kernels (the bandwidth follows the scale); long
+    # streams near the origin when the scope has them
+    weights = np.array([0.55, 0.15, 0.15, 0.15]) * [kind in axes["inputs"] for kind in PLACEMENTS]
+    if "gaussian_separable" not in families or long and "near" in axes["inputs"]:
+        weights[1:] = 0.0
+    placement = int(rng.choice(4, p=weights / weights.sum()))
     offset, scale = [(0.0, 1.0), (1e6, 1.0), (0.0, 1e-4), (0.0, 1e4)][placement]
     kinds = [kind for kind in axes.get("truncations", ("none",)) if not long or kind != "none"] or ["none"]
     truncation = str(rng.choice(kinds))
@@ -102,6 +108,8 @@ def draw_case(seed: int, index: int, scope, long: bool = False) -> tuple:
         d = 2
     # |x| <= 1 for the kernels that grow with |x| (then every kernel norm is at most about 2^3 = 8)
     X = offset + scale * rng.uniform(0.0, 1.0, size=(n, p)) / (1.0 if placement else np.sqrt(p))
+    if placement:       # spread exactly ``scale`` in the first input: the placement the scope sees (input_placement)
+        X[0, 0], X[-1, 0] = offset, offset + scale
     Y = np.eye(d)[rng.integers(0, d, size=n)] if classes else rng.standard_normal((n, d))
     lam = float(rng.uniform(0.02, 0.5))
     eta = float(min(rng.uniform(0.05, 0.25), 0.99 / lam))     # eta_1 kappa^2 <= 2: stable runs

@@ -419,7 +419,7 @@ def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", see
         # other cases than in the first pass
         again = [int(index) for index in np.random.default_rng([0 if seed is None else seed, 8]).permutation(to_run)
                  if int(index) in execution.answers]
-        for done, (index, outcome) in enumerate(_spread(lambda index: execution.second(index, outcomes[index]),
+        for done, (_, outcome) in enumerate(_spread(lambda index: execution.second(index, outcomes[index]),
                                                         again, execution, len(hosts)), 1):
             if progress is not None and outcome.status == "fail" and outcome.rerun.startswith("different"):
                 _progress(f"rerun {done}/{len(again)}", outcome, progress)

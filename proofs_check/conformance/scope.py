@@ -10,7 +10,8 @@ A scope is JSON (schema ``schemas/scope.schema.json``)::
 
 An algorithm that is absent is not offered; an axis that is absent means every value of it. The axes are the
 kernel families (the portable dicts' ``type``; a ``sum`` kernel needs ``sum`` and the family of each term),
-the losses (ONORMA, MONORMA) and the truncation kinds (ONORMA: ``none``, ``window``, ``theorem2``). A case is
+the losses (ONORMA, MONORMA), the truncation kinds (ONORMA: ``none``, ``window``, ``theorem2``) and where the
+inputs lie (``near``, ``offset`` far from the origin, ``scaled`` to tiny or huge spreads). A case is
 in scope when its algorithm is and each of its values is; fresh cases are drawn inside the scope; a case
 inside it cannot be refused ("unsupported" fails). ``--require`` names a scope the declared one must cover
 (``missing``): a JSON text, a file, or algorithm names (``onorma,monorma``: every case of those).
@@ -21,19 +22,26 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from proofs_check.conformance.protocol import ALGORITHMS
 
 KERNEL_FAMILIES = ("gaussian_separable", "linear_separable", "polynomial_separable", "constant_separable",
                    "linear_quadratic", "feature", "sum")
 LOSSES = ("squared", "norm", "huber", "epsilon_insensitive", "hinge", "softmax")
 TRUNCATIONS = ("none", "window", "theorem2")
+#: where the inputs lie: ``near`` the origin at a unit scale, ``offset`` far from the origin compared with their
+#: spread (where ``|x|^2 + |z|^2 - 2 <x, z>`` cancels), ``scaled`` to tiny or huge spreads (``input_placement``)
+INPUTS = ("near", "offset", "scaled")
 PRECISIONS = ("float64", "float32")
 #: algorithm -> its axes and their values, in the order they are reported and drawn
 AXES = {
-    "onorma": {"kernels": KERNEL_FAMILIES, "losses": LOSSES, "truncations": TRUNCATIONS},
-    "monorma": {"kernels": KERNEL_FAMILIES, "losses": LOSSES},
-    "batch_ridge": {"kernels": KERNEL_FAMILIES},
+    "onorma": {"kernels": KERNEL_FAMILIES, "losses": LOSSES, "truncations": TRUNCATIONS, "inputs": INPUTS},
+    "monorma": {"kernels": KERNEL_FAMILIES, "losses": LOSSES, "inputs": INPUTS},
+    "batch_ridge": {"kernels": KERNEL_FAMILIES, "inputs": INPUTS},
 }
+#: input magnitudes beyond this many spreads are ``offset``; spreads outside [1 / SCALE_LIMIT, SCALE_LIMIT] ``scaled``
+SCALE_LIMIT = 1e3
 
 
 def kernel_families(kernel: dict) -> set:
@@ -44,8 +52,21 @@ def kernel_families(kernel: dict) -> set:
     return families
 
 
+def input_placement(X) -> str:
+    """``near``, ``offset`` or ``scaled`` (``INPUTS``), from the inputs' largest magnitude and largest spread."""
+    X = np.asarray(X, dtype=float)
+    magnitude = float(np.max(np.abs(X))) if X.size else 0.0
+    spread = float(np.max(np.ptp(X, axis=0))) if len(X) > 1 else 0.0
+    if magnitude > SCALE_LIMIT * max(spread, 1.0 / SCALE_LIMIT):
+        return "offset"
+    if spread > SCALE_LIMIT or 0 < spread < 1 / SCALE_LIMIT and magnitude < 1 / SCALE_LIMIT:
+        return "scaled"
+    return "near"
+
+
 def traits(case) -> dict:
-    """The case's value on each axis of its algorithm: {"kernels": set, "losses": set, "truncations": set}."""
+    """The case's value on each axis of its algorithm: {"kernels": set, "losses": set, "truncations": set,
+    "inputs": set}."""
     arguments = case.arguments
     kernels = arguments["kernels"] if "kernels" in arguments else [arguments["kernel"]]
     values = {"kernels": set().union(*(kernel_families(kernel) for kernel in kernels))}
@@ -53,6 +74,7 @@ def traits(case) -> dict:
         values["losses"] = {arguments["loss"]["type"]}
     if "truncations" in AXES[case.algorithm]:
         values["truncations"] = {(arguments.get("truncation") or {"type": "none"})["type"]}
+    values["inputs"] = {input_placement(case.X)}
     return values
 
 
@@ -93,6 +115,9 @@ class Scope:
                 algorithms[name][axis] = tuple(value for value in known if value in given)
             if algorithms[name]["kernels"] == ("sum",):
                 raise ValueError(f"{where}: algorithms.{name}.kernels offers sum without a family for its terms")
+            if "near" not in algorithms[name]["inputs"] and "gaussian_separable" not in algorithms[name]["kernels"]:
+                raise ValueError(f"{where}: algorithms.{name} offers only far inputs, which come with Gaussian kernels, "
+                                 f"but no gaussian_separable kernel")
         if not algorithms:
             raise ValueError(f"{where}: declares no algorithm")
         return cls({name: algorithms[name] for name in ALGORITHMS if name in algorithms}, precision)

@@ -79,6 +79,8 @@ def scopes(draw):
     for axes in declared.values():
         if axes["kernels"] == ["sum"]:      # a sum needs a family for its terms (Scope.parse refuses it)
             axes["kernels"].append(draw(st.sampled_from(AXES["onorma"]["kernels"][:-1])))
+        if "near" not in axes["inputs"] and "gaussian_separable" not in axes["kernels"]:
+            axes["kernels"].append("gaussian_separable")      # far inputs come with Gaussian kernels
     return Scope.parse({"algorithms": declared}, "drawn scope")
 
 
@@ -87,9 +89,11 @@ def scopes(draw):
 def test_every_fresh_case_is_drawn_inside_the_declared_scope(scope, seed):
     drawn = fresh.draw_cases(seed, 12, scope)
     assert len(drawn) == 12
-    for algorithm, case in drawn:
-        inside = Case(algorithm, case["id"], case["comment"], case["flags"], case["X"], case["Y"], case["arguments"], {})
-        assert scope.outside(inside) is None, (scope.text(), case["comment"])
+    for long in (False, True):
+        for algorithm, case in drawn if not long else fresh.draw_cases(seed, 0, scope, long=1):
+            inside = Case(algorithm, case["id"], case["comment"], case["flags"], case["X"], case["Y"], case["arguments"],
+                          {})
+            assert scope.outside(inside) is None, (scope.text(), case["comment"])
 
 
 def test_long_fresh_cases_run_thousands_of_rounds_where_a_window_is_in_scope():
