@@ -174,6 +174,11 @@ def run_command(args) -> int:
                 _write_reports(args, json.dumps({"passed": False, "error": str(error)}, indent=1) + "\n")
                 raise
             shrunk = [] if report.stopped else _shrink(args, host, report, cases, deadline)
+    except Exception as error:   # a failure of the oracle itself: the processes are ended, the reports say why
+        if not isinstance(error, (ValueError, TypeError)) or report is not None:
+            _write_reports(args, json.dumps({"passed": False, "error": f"{type(error).__name__}: {error}"}, indent=1)
+                           + "\n")
+        raise
     except Interrupted as interruption:    # before the cases ran (or while shrinking): every process is ended
         if report is None:
             _write_reports(args, json.dumps({"passed": False, "stopped": interruption.reason}, indent=1) + "\n")

@@ -75,6 +75,7 @@ def _wait_for(pids: Path, count: int = 2) -> None:
 
 
 def _nothing_left(pids: Path, folder: Path) -> None:
+    """No process of the implementation within 5 s, and no ``ovk-conform-*`` folder in ``folder``."""
     deadline = time.monotonic() + 5
     while any(_alive(pid) for pid in _pids(pids)) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -185,3 +186,22 @@ def test_a_deep_or_huge_result_file_fails_its_case_with_the_reason(tmp_path, con
     failures = [case["message"] for case in json.loads(report.read_text())["cases"] if case["status"] == "fail"]
     assert len(failures) == 8 and all(message.startswith("wrote a malformed result file: ") and reason in message
                                       for message in failures)
+
+
+def test_worker_processes_end_when_the_oracle_is_killed(tmp_path):
+    """SIGKILL leaves the oracle no time to clean up: each worker sees its parent gone and ends its process group."""
+    (tmp_path / "hangs_and_tells.py").write_text(
+        "import os, subprocess, sys, time\n"
+        "def onorma(*args, **kwargs):\n"
+        "    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        "    open(os.environ['PIDS'], 'a').write(f'{os.getpid()} {child.pid}\\n')\n"
+        "    time.sleep(600)\n")
+    pids = tmp_path / "pids"
+    conform = subprocess.Popen([sys.executable, "-m", "proofs_check.cli", "conform", "hangs_and_tells", "--level",
+                                "quick", "--fuzz", "0", "--workers", "2"], cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL,
+                               env=dict(os.environ, PIDS=str(pids), PYTHONPATH=str(tmp_path), TMPDIR=str(tmp_path)))
+    _wait_for(pids, 4)
+    conform.kill()
+    conform.wait()
+    _nothing_left(pids, tmp_path / "no such folder")
