@@ -1,5 +1,5 @@
 """Regenerate the golden vectors: the quick cases (``cases.py``) with ovk_ref at 50 digits, the regimes
-(``regimes.py``) with ovk_ref in float64, and the manifest (issue 4, item 1; issue 9, items 1 and 6).
+(``regimes.py``) with ovk_ref in float64 (and checkpoints of the longest stream), and the manifest.
 
     python -m proofs_check.conformance.generate                 # rewrite every vector file and the manifest
     python -m proofs_check.conformance.generate --quick         # only the quick files (seconds)

@@ -1,4 +1,4 @@
-"""The regimes where fast implementations break (issue 9, item 1), each a named set of stored cases.
+"""The regimes where fast implementations break, each a named set of stored cases.
 
 A blocked, chunked, batched or mixed-precision engine is right on short streams and wrong past a boundary
 it introduced itself: the quick cases (``cases.py``: t <= 25, d <= 3, m <= 3, inputs in [0, 1]) cannot

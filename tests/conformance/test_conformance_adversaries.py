@@ -46,7 +46,7 @@ def _failures(report) -> dict:
 
 def test_a_command_that_skips_what_it_gets_wrong_fails_the_cases_it_refuses(tmp_path, capsys):
     code, report = _conform(tmp_path, "--command", _command(ADVERSARIES / "skips_what_it_gets_wrong.py"),
-                            "--seed", "5")
+                            "--seed", "5", "--reruns", "0")
     failures = _failures(report)
     assert code == 1 and report["scope"]["source"] == "none declared"
     # it refused every case but the Gaussian ONORMA ones: each refusal inside its (undeclared: full) scope fails
@@ -58,7 +58,8 @@ def test_a_command_that_skips_what_it_gets_wrong_fails_the_cases_it_refuses(tmp_
 
 
 def test_a_narrow_honest_scope_passes_and_require_names_what_it_lacks(tmp_path, capsys):
-    code, report = _conform(tmp_path, "--command", _command(EXAMPLE), "--seed", "5", "--require", "onorma")
+    code, report = _conform(tmp_path, "--command", _command(EXAMPLE), "--seed", "5", "--require", "onorma",
+                            "--reruns", "0")
     assert code == 1 and report["counts"]["fail"] == 0 and report["coverage"]["in_scope"] == 17
     assert all(case["regime"] == "fresh" or case["case"] in {
         "gaussian-d3-squared", "gaussian-d1-squared", "window-4-gaussian-d2", "window-1-gaussian-d2", "single-example",
@@ -67,17 +68,17 @@ def test_a_narrow_honest_scope_passes_and_require_names_what_it_lacks(tmp_path, 
         "onorma kernels linear_separable, polynomial_separable, constant_separable, linear_quadratic, feature, sum",
         "onorma losses norm, huber, epsilon_insensitive, hinge, softmax", "onorma truncations theorem2"]
     assert "NOT COVERED, the declared scope lacks onorma kernels linear_separable" in capsys.readouterr().out
-    assert _conform(tmp_path, "--command", _command(EXAMPLE), "--seed", "5", "--require",
+    assert _conform(tmp_path, "--command", _command(EXAMPLE), "--seed", "5", "--reruns", "0", "--require",
                     '{"algorithms": {"onorma": {"kernels": ["gaussian_separable"], "losses": ["squared"], '
                     '"truncations": ["window"]}}}')[0] == 0
 
 
 def test_a_command_answering_from_the_shipped_vectors_fails_every_fresh_case(tmp_path):
     code, report = _conform(tmp_path, "--command", _command(ADVERSARIES / "lookup_table_command.py"), "--seed", "3",
-                            "--fuzz", "4")
-    stored = [case for case in report["cases"] if case["regime"] == "basic"]
+                            "--fuzz", "4", "--algorithms", "onorma", "--reruns", "0")
+    stored = [case for case in report["cases"] if case["regime"] == "basic" and case["algorithm"] == "onorma"]
     fresh = [case for case in report["cases"] if case["regime"] == "fresh"]
-    assert code == 1 and all(case["status"] == "pass" for case in stored)
+    assert code == 1 and len(stored) == 18 and all(case["status"] == "pass" for case in stored)
     assert len(fresh) == 4 and all(case["status"] == "fail" and case["message"] == (
         "answered unsupported (not in the stored vectors) for a case inside its declared scope") for case in fresh)
 

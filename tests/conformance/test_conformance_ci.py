@@ -97,10 +97,24 @@ def test_a_malformed_expectations_file_is_a_usage_error(tmp_path, capsys, conten
     assert message in capsys.readouterr().err
 
 
+def _first_rows(content: dict, rows: int = 64) -> dict:
+    """A vector file with each case's arrays cut to their first rows and three checkpoints (the schema constrains
+    every row alike; the whole regime files take jsonschema half a minute)."""
+    for case in content["cases"]:
+        case["inputs"] = {name: values[:rows] for name, values in case["inputs"].items()}
+        case["expected"] = {name: values[:rows] for name, values in case["expected"].items()}
+        case["rounds"] = case.get("rounds") and case["rounds"][:rows]
+        if "checkpoints" in case:
+            case["checkpoints"] = case["checkpoints"][:3]
+    return content
+
+
 def test_every_vector_file_matches_the_vector_schema():
     validator = _validator("vectors")
-    for path in [vector_path(algorithm) for algorithm in ALGORITHMS] + [regime_path(regime) for regime in REGIMES]:
+    for path in [vector_path(algorithm) for algorithm in ALGORITHMS]:
         validator.validate(read_vector_file(path))
+    for path in [regime_path(regime) for regime in REGIMES]:
+        validator.validate(_first_rows(read_vector_file(path)))
 
 
 def test_a_shrunk_case_file_matches_the_vector_schema(tmp_path):

@@ -11,7 +11,8 @@ from proofs_check.conformance.vectors import load_cases
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "onorma_command.py"
 #: what both examples declare (the describe request)
-EXAMPLE_SCOPE = {"onorma": {"kernels": ["gaussian_separable"], "losses": ["squared"], "truncations": ["none", "window"]}}
+EXAMPLE_SCOPE = {"onorma": {"kernels": ["gaussian_separable"], "losses": ["squared"], "truncations": ["none", "window"],
+                            "inputs": ["near", "offset", "scaled"]}}
 
 
 def _command(script: str) -> str:

@@ -1,4 +1,4 @@
-"""Isolation (issue 9, items 3, 4, 6): adversarial implementations (``adversaries/``) are rejected with the right
+"""Isolation: adversarial implementations (``adversaries/``) are rejected with the right
 exit code, the failing case named and the JSON report written; tampered vectors are exit code 2."""
 import json
 import shutil
