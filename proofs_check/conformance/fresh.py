@@ -60,10 +60,14 @@ LOSSES = ({"type": "squared"}, {"type": "norm"}, {"type": "huber", "delta": 0.5}
           {"type": "epsilon_insensitive", "epsilon": 0.2}, {"type": "hinge"}, {"type": "softmax"})
 #: long fresh cases: rounds of a truncated ONORMA stream (window s <= LONG_WINDOW, or Theorem 2 with
 #: epsilon 0.1), of an untruncated one, of MONORMA, and the size of a batch; chosen so that ovk_ref computes
-#: each in a few seconds (it evaluates every kept term literally: 5-25 us per kernel block)
-LONG_ROUNDS = {"window": (2000, 4096), "theorem2": (1500, 2000), "none": (600, 900), "monorma": (300, 500),
+#: each in a second or two (it evaluates every kept term literally: 5-25 us per kernel block)
+LONG_ROUNDS = {"window": (2000, 4096), "theorem2": (1200, 1600), "none": (600, 900), "monorma": (300, 500),
                "batch_ridge": (150, 250)}
 LONG_WINDOW = 32
+#: the kernel families long streams use when the scope has one of them (the feature kernel and sums cost ovk_ref
+#: two to three times more per block; the kernel-family regime runs each family over 200 rounds)
+LONG_FAMILIES = ("gaussian_separable", "linear_separable", "polynomial_separable", "constant_separable",
+                 "linear_quadratic")
 #: the scope's ``inputs`` value of each placement of the inputs a fresh case draws
 PLACEMENTS = ("near", "offset", "scaled", "scaled")
 
@@ -82,6 +86,8 @@ def draw_case(seed: int, index: int, scope, long: bool = False) -> tuple:
     algorithms = [name for name in scope.algorithms if not long or name != "batch_ridge"] or list(scope.algorithms)
     algorithm = str(algorithms[0] if long else rng.choice(algorithms))
     axes, families = scope.algorithms[algorithm], _families(scope, algorithm)
+    if long:
+        families = tuple(name for name in families if name in LONG_FAMILIES) or families
     p, d = int(rng.integers(1, 6)), int(rng.integers(1, 5))
     # far or extreme inputs (placements 1-3) only with Gaussian kernels (the bandwidth follows the scale); long
     # streams near the origin when the scope has them
@@ -169,16 +175,11 @@ def draw_cases(seed: int, count: int, scope, long: int = 0) -> list:
     return drawn
 
 
-def fresh_cases(seed: int, count: int, scope=None, long: int = 0, compute=map) -> list[Case]:
+def fresh_cases(seed: int, count: int, scope=None, long: int = 0) -> list[Case]:
     """``count`` (and ``long``) fresh cases of ``seed`` inside ``scope`` (default: every case), with their
-    expected values; ``compute`` maps the reference over the drawn cases (e.g. a process pool's ``map``)."""
+    expected values."""
     scope = Scope.full() if scope is None else scope
-    drawn = draw_cases(seed, count, scope, long)
-    return list(compute(_reference, [(algorithm, case, f"seed {seed}") for algorithm, case in drawn]))
-
-
-def _reference(item) -> Case:
-    return reference_case(*item)
+    return [reference_case(algorithm, case, f"seed {seed}") for algorithm, case in draw_cases(seed, count, scope, long)]
 
 
 def _sub_case(case: Case, rows) -> Case:

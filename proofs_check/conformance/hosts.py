@@ -193,10 +193,7 @@ class CommandHost(_ProcessHost):
     def declare(self) -> Declaration:
         if self.scope is not None:
             return Declaration(ALGORITHMS, self.scope, "--scope")
-        try:
-            failure, result_path = self._run(wire.DESCRIBE_REQUEST, self.describe_limit)
-        except _Cancelled:
-            raise KeyboardInterrupt from None
+        failure, result_path = self._run(wire.DESCRIBE_REQUEST, self.describe_limit)
         if failure.error is None:
             try:
                 answer = wire.read_message(result_path, wire.MESSAGE_BYTES, "answer to the describe request")
@@ -302,8 +299,6 @@ class WorkerHost(_ProcessHost):
         except _WorkerDied as died:
             self.startup_failure = str(died)
             return Declaration(ALGORITHMS, error=str(died))
-        except _Cancelled:
-            raise KeyboardInterrupt from None
         finally:
             self._stop()
         self.declaration = message

@@ -31,6 +31,10 @@ from proofs_check.conformance.vectors import Case
 from proofs_check.conformance.wire import CallResult
 
 
+#: how a case cut short or left out by ``--deadline`` says so
+DEADLINE = "the run's deadline (--deadline)"
+
+
 class Interrupted(BaseException):
     """The run is stopped from outside (a signal): ``run`` ends every process and returns the report so far."""
 
@@ -241,7 +245,7 @@ class _Execution:
         if remaining is not None and remaining < limit + limits.FIRST_CALL_SECONDS * warm_up:
             result = host.call(case, max(remaining, 0.001), warm_up=False)
             if result.timed_out:
-                result.error, result.timed_out = "stopped at the run's deadline (--deadline)", False
+                result.error, result.timed_out = f"stopped at {DEADLINE}", False
             return result
         result = host.call(case, limit, warm_up)
         if result.timed_out:
@@ -259,7 +263,7 @@ class _Execution:
                     f"({', '.join(hung[:limits.TIMEOUTS_PER_ALGORITHM])}); its remaining {case.algorithm} cases are "
                     f"not sent")
         if self.deadline is not None and time.monotonic() >= self.deadline:
-            return "the run's deadline passed (--deadline)"
+            return f"{DEADLINE} passed"
         return None
 
     def first(self, index) -> Outcome:
@@ -353,21 +357,19 @@ def _rerun_indices(level: str, indices: list, seed, reruns) -> set:
 
 def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", seed: int | None = 0,
         fuzz: int | None = None, precision: str | None = None, host=None, hosts=None, cases=None, progress=None,
-        on_failure=None, require=None, reruns="level", timeout: float | None = None, deadline: float | None = None,
-        expectations=None, seal=None, compute=map) -> Report:
+        require=None, reruns="level", timeout: float | None = None, deadline: float | None = None,
+        expectations=None, seal=None) -> Report:
     """Every case of ``level`` inside the implementation's declared scope (plus ``fuzz`` fresh cases drawn from
     ``seed``: the level's count and its long ones when None) and the report.
 
     ``host`` runs the calls (default: this process, on ``implementation``); ``hosts``, more hosts of the same
     implementation (one worker process each), share the cases and take the reruns; ``cases`` replaces the
-    level's cases; ``progress`` (a stream) gets one line per case as it ends; ``on_failure(case, outcome)`` is
-    called for each failing case after every case has run (e.g. to shrink it). ``require`` (a ``Scope``) must
+    level's cases; ``progress`` (a stream) gets one line per case as it ends. ``require`` (a ``Scope``) must
     be covered by the declared scope; ``reruns``: "level" (its policy), None (every case), or a number of
     cases drawn from the seed (0: none); ``timeout`` replaces every case's time limit; ``deadline``
     (``time.monotonic()``) bounds the run; ``expectations`` lists known deviations; ``seal`` (``seal.Seal``)
-    checks the oracle's files before the cases and at the end; ``compute`` maps the reference over the drawn
-    cases (a process pool's ``map``). An ``Interrupted`` raised while the cases run ends every process and
-    returns the report so far, its ``stopped`` set."""
+    checks the oracle's files before the cases and at the end. An ``Interrupted`` raised while the cases run
+    ends every process and returns the report so far, its ``stopped`` set."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
     if precision is not None:
@@ -389,7 +391,7 @@ def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", see
         count, long = (level_.fresh, level_.long) if fuzz is None else (fuzz, 0)
         all_cases = [checkpoints.with_drawn_rows(case, seed, level_.segments) if scope.outside(case) is None else case
                      for case in all_cases]
-        all_cases += fresh.fresh_cases(seed, count, scope, long, compute=compute)
+        all_cases += fresh.fresh_cases(seed, count, scope, long)
     if seal is not None and report.seal_failure is None:
         report.seal_failure = seal.changes("while the expected values were computed")
     outcomes, to_run = [None] * len(all_cases), []
@@ -429,30 +431,34 @@ def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", see
     for index in to_run:
         if outcomes[index] is None:
             outcomes[index] = _not_run(all_cases[index], report.stopped or "the run was stopped")
-    late = sum("(--deadline)" in outcome.message for outcome in outcomes if outcome is not None)
+    late = sum(DEADLINE in outcome.message for outcome in outcomes)
     if late and report.stopped is None:
         report.stopped = f"the run's deadline passed: {late} case(s) stopped or not run"
-    if on_failure is not None and report.stopped is None:
-        for index in to_run:
-            if outcomes[index].status == "fail":
-                on_failure(all_cases[index], outcomes[index])
     if seal is not None and report.seal_failure is None:
         report.seal_failure = seal.changes("during the run")
     if expectations is not None:
-        for outcome in outcomes:
-            reason = expectations.reason(outcome.name) if outcome.status in ("pass", "fail") else None
-            if reason is not None:
-                outcome.known_deviation = reason
-                outcome.status = "xfail" if outcome.status == "fail" else "xpass"
+        _apply(expectations, outcomes)
         report.unused_expectations = expectations.unused()
     report.outcomes, report.cases = outcomes, all_cases
     report.regimes = sorted({case.regime for case in all_cases}, key=[case.regime for case in all_cases].index)
-    stored_cases = [case for case in all_cases if case.regime != fresh.FRESH_REGIME]
-    in_scope = [outcome for outcome in outcomes if outcome.status != "skip"]
-    report.coverage = Coverage(run=sum(outcome.status in RAN and not outcome.message.startswith("not run")
-                                       for outcome in outcomes),
-                               in_scope=len(in_scope), all=len(all_cases),
-                               stored_in_scope=sum(outcome.regime != fresh.FRESH_REGIME for outcome in in_scope),
-                               stored=len(stored_cases), fresh=len(all_cases) - len(stored_cases))
+    report.coverage = _coverage(all_cases, outcomes)
     report.cannot_see = cannot_see(level, [all_cases[index] for index in to_run]) if stored else []
     return report
+
+
+def _apply(expectations, outcomes) -> None:
+    """Listed cases that fail become known deviations ("xfail"); listed cases that pass are "xpass"."""
+    for outcome in outcomes:
+        reason = expectations.reason(outcome.name) if outcome.status in ("pass", "fail") else None
+        if reason is not None:
+            outcome.known_deviation = reason
+            outcome.status = "xfail" if outcome.status == "fail" else "xpass"
+
+
+def _coverage(cases, outcomes) -> Coverage:
+    stored = [case for case in cases if case.regime != fresh.FRESH_REGIME]
+    in_scope = [outcome for outcome in outcomes if outcome.status != "skip"]
+    return Coverage(run=sum(outcome.status in RAN and not outcome.message.startswith("not run") for outcome in outcomes),
+                    in_scope=len(in_scope), all=len(cases),
+                    stored_in_scope=sum(outcome.regime != fresh.FRESH_REGIME for outcome in in_scope),
+                    stored=len(stored), fresh=len(cases) - len(stored))
