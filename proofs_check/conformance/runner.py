@@ -30,7 +30,6 @@ from proofs_check.conformance.scope import Scope
 from proofs_check.conformance.vectors import Case
 from proofs_check.conformance.wire import CallResult
 
-
 #: how a case cut short or left out by ``--deadline`` says so
 DEADLINE = "the run's deadline (--deadline)"
 
