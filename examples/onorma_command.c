@@ -4,9 +4,10 @@
  *     ovk-check conform --command ./onorma_command --algorithms onorma --level quick
  *
  * through the protocol ovk-conform-1 (docs/conformance.md): argv[1] is the request JSON, argv[2] the result
- * file to write. Separable Gaussian kernels K(x, z) = exp(-|x - z|^2 / mu) B, the squared loss, no truncation
- * or a fixed window; anything else is answered {"unsupported": ...}. Inputs arrive as float.hex strings,
- * which strtod parses exactly; predictions leave as "%a" hex floats, exact too.
+ * file to write. Its scope, the answer to the describe request: separable Gaussian kernels
+ * K(x, z) = exp(-|x - z|^2 / mu) B, the squared loss, no truncation or a fixed window; the oracle sends no
+ * other case. Inputs arrive as float.hex strings, which strtod parses exactly; predictions leave as "%a" hex
+ * floats, exact too.
  */
 #include <math.h>
 #include <stdio.h>
@@ -133,19 +134,18 @@ int main(int argc, char **argv) {
     cursor = text;
     Json *request = parse();
 
-    Json *arguments = member(request, "arguments"), *kernel = member(arguments, "kernel");
-    Json *loss = member(arguments, "loss"), *truncation = member(arguments, "truncation");
-    Json *kernel_type = member(kernel, "type"), *loss_type = member(loss, "type");
-    Json *truncation_type = member(truncation, "type");
     FILE *out = fopen(argv[2], "w");
     if (!out) { perror(argv[2]); return 1; }
-    if (strcmp(member(request, "algorithm")->text, "onorma") != 0 || !kernel_type
-        || strcmp(kernel_type->text, "gaussian_separable") != 0 || !loss_type || strcmp(loss_type->text, "squared") != 0
-        || (truncation_type && strcmp(truncation_type->text, "window") != 0)) {
-        fprintf(out, "{\"unsupported\": \"ONORMA with a separable Gaussian kernel, the squared loss and fixed windows only\"}\n");
+    if (member(request, "describe")) {            /* asked once, before any case: the scope offered */
+        fprintf(out, "{\"scope\": {\"algorithms\": {\"onorma\": {\"kernels\": [\"gaussian_separable\"], "
+                     "\"losses\": [\"squared\"], \"truncations\": [\"none\", \"window\"]}}}}\n");
         fclose(out);
         return 0;
     }
+    /* every case sent is inside that scope: ONORMA, a separable Gaussian kernel, the squared loss, no window or
+       a fixed one */
+    Json *arguments = member(request, "arguments"), *kernel = member(arguments, "kernel");
+    Json *truncation = member(arguments, "truncation");
     int n, p, n_y, d, d_b, d_b2;
     double *X = matrix(member(member(request, "inputs"), "X"), &n, &p);
     double *Y = matrix(member(member(request, "inputs"), "Y"), &n_y, &d);

@@ -5,8 +5,9 @@ repository, only the standard library and numpy, so it stands for an implementat
 
     ovk-check conform --command "python examples/onorma_command.py" --level quick
 
-It implements ONORMA (spec 5.1) for separable Gaussian kernels, the squared loss and fixed windows, and answers
-``{"unsupported": ...}`` for every other case (those are skipped, not failed).
+It implements ONORMA (spec 5.1) for separable Gaussian kernels, the squared loss and fixed windows, and says
+so when the oracle asks (the describe request, before any case): the oracle sends no other case, and reports
+the coverage of that scope.
 """
 import json
 import math
@@ -34,15 +35,18 @@ def onorma(X, Y, mu, B, lam, eta, window):
     return predictions, alpha
 
 
+SCOPE = {"algorithms": {"onorma": {"kernels": ["gaussian_separable"], "losses": ["squared"],
+                                   "truncations": ["none", "window"]}}}
+
+
 def main(request_path, result_path):
     with open(request_path) as file:
         request = json.load(file)
-    arguments = request["arguments"]
-    kernel, truncation = arguments.get("kernel", {}), arguments.get("truncation")
-    if (request["algorithm"] != "onorma" or kernel.get("type") != "gaussian_separable"
-            or arguments["loss"]["type"] != "squared" or (truncation and truncation["type"] != "window")):
-        result = {"unsupported": "only ONORMA with a separable Gaussian kernel, the squared loss and fixed windows"}
-    else:
+    if request.get("describe"):
+        result = {"scope": SCOPE}
+    else:       # a case inside SCOPE
+        arguments = request["arguments"]
+        kernel, truncation = arguments["kernel"], arguments.get("truncation")
         X, Y = decode(request["inputs"]["X"]), decode(request["inputs"]["Y"])
         predictions, alpha = onorma(X, Y, kernel["mu"], np.array(kernel["B"], dtype=float), arguments["lam"],
                                     arguments["eta"], truncation["s"] if truncation else None)

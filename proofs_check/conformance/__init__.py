@@ -1,15 +1,22 @@
-"""The reference as a CI correctness oracle (issues 4 and 9): golden vectors, regimes, fresh cases, hosts.
+"""The reference as a CI correctness oracle: golden vectors, regimes, fresh cases, hosts, a sealed reference.
 
-``run(implementation, level=...)`` checks the stored cases of a level and fresh cases drawn from a seed;
-``assert_conforms`` and ``parametrize_with_vectors`` put that into a pytest suite; ``ovk-check conform
-MODULE[:ATTR]`` (or ``--command CMD``) runs an implementation in its own process. The protocol is in
-``protocol.py`` (Python) and ``wire.py`` (any language), the vector format in ``vectors.py``, the tolerance
-policy in ``tolerance.py``; ``python -m proofs_check.conformance.generate`` regenerates the vectors.
+``run(implementation, level=...)`` checks the stored cases of a level and fresh cases drawn from a seed inside
+the scope the implementation declares; ``assert_conforms`` and ``parametrize_with_vectors`` put that into a
+pytest suite; ``ovk-check conform MODULE[:ATTR]`` (or ``--command CMD``) runs an implementation in processes of
+its own. The protocol is in ``protocol.py`` (Python) and ``wire.py`` (any language; JSON Schemas in
+``schemas/``), the declared scope in ``scope.py``, the vector format in ``vectors.py``, the tolerance policy in
+``tolerance.py``, the seal in ``seal.py``; ``python -m proofs_check.conformance.generate`` regenerates the
+vectors.
 """
 from proofs_check.conformance.protocol import load_implementation
-from proofs_check.conformance.pytest_helpers import assert_conforms, parametrize_with_vectors
-from proofs_check.conformance.runner import Outcome, Report, check_case, run
+from proofs_check.conformance.pytest_helpers import (
+           assert_conforms,
+           parametrize_with_vectors,
+)
+from proofs_check.conformance.report import Outcome, Report
+from proofs_check.conformance.runner import check_case, run
+from proofs_check.conformance.scope import Scope
 from proofs_check.conformance.vectors import VECTORS_VERSION, Case, load_cases
 
 __all__ = ["run", "check_case", "assert_conforms", "parametrize_with_vectors", "load_cases", "load_implementation",
-           "Case", "Outcome", "Report", "VECTORS_VERSION"]
+           "Case", "Outcome", "Report", "Scope", "VECTORS_VERSION"]

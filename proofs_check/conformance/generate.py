@@ -1,5 +1,5 @@
 """Regenerate the golden vectors: the quick cases (``cases.py``) with ovk_ref at 50 digits, the regimes
-(``regimes.py``) with ovk_ref in float64, and the manifest (issue 4, item 1; issue 9, items 1 and 6).
+(``regimes.py``) with ovk_ref in float64 (and checkpoints of the longest stream), and the manifest.
 
     python -m proofs_check.conformance.generate                 # rewrite every vector file and the manifest
     python -m proofs_check.conformance.generate --quick         # only the quick files (seconds)
@@ -23,10 +23,22 @@ import numpy as np
 import ovk_ref
 from ovk_ref import atomic_file, tolerances
 from proofs_check.conformance import cases as case_definitions
-from proofs_check.conformance import manifest
-from proofs_check.conformance.regimes import QUICK_REGIME, REFERENCE_REASON, REGIMES, stored_rounds
+from proofs_check.conformance import checkpoints, manifest
+from proofs_check.conformance.reference import reference_fields
+from proofs_check.conformance.regimes import (
+    QUICK_REGIME,
+    REFERENCE_REASON,
+    REGIMES,
+    stored_rounds,
+)
 from proofs_check.conformance.vectors import (
-    ALGORITHMS, EXACT_FIELDS, FORMAT, VECTORS_VERSION, encode_floats, regime_path, truncation_argument,
+    ALGORITHMS,
+    EXACT_FIELDS,
+    FORMAT,
+    ROUND_FIELDS,
+    VECTORS_VERSION,
+    encode_floats,
+    regime_path,
     vector_path,
 )
 
@@ -48,15 +60,6 @@ def _decimal(value) -> str:
     return mpmath.nstr(value, STORED_DIGITS)
 
 
-def reference_fields(algorithm: str, X, Y, arguments: dict, precision=None) -> dict:
-    """Every record field of ovk_ref's run (``precision``: None for float64, or digits), as arrays."""
-    arguments = dict(arguments)
-    if "truncation" in arguments:
-        arguments["truncation"] = truncation_argument(arguments["truncation"])
-    result = getattr(ovk_ref, algorithm)(X, Y, precision=precision, **arguments)
-    return {"coefficients": result} if algorithm == "batch_ridge" else result.to_dict()
-
-
 def _expected(algorithm: str, case: dict) -> dict:
     with mpmath.workdps(DIGITS):
         fields = reference_fields(algorithm, case["X"], case["Y"], case["arguments"], DIGITS)
@@ -66,11 +69,15 @@ def _expected(algorithm: str, case: dict) -> dict:
 
 
 def _expected_float64(algorithm: str, case: dict, rounds) -> dict:
-    """ovk_ref float64, only the rows of ``rounds`` (1-based; None: all) of the round and final fields."""
+    """ovk_ref float64: the rows of ``rounds`` (1-based; None: all) of the round fields, every row of the final
+    fields."""
     fields = reference_fields(algorithm, case["X"], case["Y"], case["arguments"])
-    rows = slice(None) if rounds is None else rounds - 1
-    return {name: (np.asarray(values)[rows].tolist() if name in EXACT_FIELDS else encode_floats(np.asarray(values)[rows]))
-            for name, values in fields.items()}
+    round_rows = slice(None) if rounds is None else rounds - 1
+    stored = {}
+    for name, values in fields.items():
+        values = np.asarray(values)[round_rows if name in ROUND_FIELDS[algorithm] else slice(None)]
+        stored[name] = values.tolist() if name in EXACT_FIELDS else encode_floats(values)
+    return stored
 
 
 def _check_conditioning(case: dict) -> None:
@@ -107,11 +114,16 @@ def regime_file(regime: str) -> dict:
             _check_conditioning(case)
         n = len(case["X"])
         rounds = None if algorithm == "batch_ridge" or n == len(stored_rounds(n)) else stored_rounds(n)
-        stored.append({"algorithm": algorithm, "id": case["id"], "comment": case["comment"], "flags": case["flags"],
-                       "regime": regime, "reference": {"precision": "float64", "reason": REFERENCE_REASON},
-                       "rounds": None if rounds is None else rounds.tolist(),
-                       "inputs": {"X": encode_floats(case["X"]), "Y": encode_floats(case["Y"])},
-                       "arguments": case["arguments"], "expected": _expected_float64(algorithm, case, rounds)})
+        entry = {"algorithm": algorithm, "id": case["id"], "comment": case["comment"], "flags": case["flags"],
+                 "regime": regime, "reference": {"precision": "float64", "reason": REFERENCE_REASON},
+                 "rounds": None if rounds is None else rounds.tolist(),
+                 "inputs": {"X": encode_floats(case["X"]), "Y": encode_floats(case["Y"])},
+                 "arguments": case["arguments"], "expected": _expected_float64(algorithm, case, rounds)}
+        if rounds is not None:
+            if algorithm != "onorma":
+                raise ValueError(f"{case['id']}: only ONORMA streams longer than ALL_ROUNDS_UP_TO can be checkpointed")
+            entry["checkpoints"] = checkpoints.states(case["X"], case["Y"], case["arguments"])
+        stored.append(entry)
     return {"format": FORMAT, "regime": regime, "description": description, "vectorsVersion": VECTORS_VERSION,
             "specVersion": ovk_ref.SPEC_VERSION, "tolerance": TOLERANCE_NOTE,
             "generator": "python -m proofs_check.conformance.generate", "numberOfCases": len(stored), "cases": stored}

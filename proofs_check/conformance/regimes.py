@@ -1,25 +1,34 @@
-"""The regimes where fast implementations break (issue 9, item 1), each a named set of stored cases.
+"""The regimes where fast implementations break, each a named set of stored cases.
 
 A blocked, chunked, batched or mixed-precision engine is right on short streams and wrong past a boundary
 it introduced itself: the quick cases (``cases.py``: t <= 25, d <= 3, m <= 3, inputs in [0, 1]) cannot
 see that. Each regime below reaches one such place; ``generate.py`` computes the expected values with
 ``ovk_ref`` in float64 (50 digits would take hours on streams of thousands of rounds: ``REFERENCE_REASON``)
-and stores every round near a boundary plus checkpoints (``stored_rounds``).
+and stores every row of streams up to ``ALL_ROUNDS_UP_TO`` rounds; longer ones keep the rows near a boundary
+(``stored_rounds``) and ovk_ref's state every ``checkpoints.CHECKPOINT_EVERY`` rounds, from which each run
+recomputes rows drawn from its seed.
 Changing anything here changes the vectors: bump ``vectors/VERSION`` and add a line to ``vectors/CHANGELOG.md``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.conformance.cases import _case, _feature, _gaussian, _linear_quadratic, _psd, _stream
+from proofs_check.conformance.cases import (
+    _case,
+    _feature,
+    _gaussian,
+    _linear_quadratic,
+    _psd,
+    _stream,
+)
 
 #: why the regimes' expected values are ovk_ref float64 runs (stored in the vector files too)
 REFERENCE_REASON = ("ovk_ref in float64: a 50-digit run of thousands of rounds takes hours; the float64 reference's "
                     "own round-off on these cases is below 1e-12 of each field's scale (measured against a second "
                     "float64 engine, ovk_fast, in a different summation order), far inside the tolerance")
 
-#: streams up to this length store every round; longer ones store ``stored_rounds(n)``
-ALL_ROUNDS_UP_TO = 512
+#: streams up to this length store every round; longer ones store ``stored_rounds(n)`` and checkpoints
+ALL_ROUNDS_UP_TO = 5000
 
 
 def stored_rounds(n: int) -> np.ndarray:

@@ -1,117 +1,113 @@
-"""Run cases against an implementation and say, per case, where it drifts (issue 4, item 3; issue 9).
+"""Run the cases of a level against an implementation and say, per case, where it drifts.
 
-``run`` takes the cases of a level (stored quick cases, stored regimes, fresh cases drawn from a seed) and a
-host (``hosts.py``: in this process, in an isolated worker process, or an external command), compares every
-returned field with the reference under the tolerance policy (``tolerance.py``) and returns a ``Report``.
+``run`` fixes every expected value first (stored cases, fresh cases drawn inside the declared scope, rows
+recomputed from checkpoints), then sends the cases inside the scope to the implementation's hosts
+(``hosts.py``), judges each answer here, in the oracle's process (``judge``: fields against the reference
+under ``tolerance.py``; an "unsupported" answer inside the scope fails), reruns cases in another process and
+compares the two answers (a difference is "nondeterministic"), stops waiting on an algorithm that hangs
+(``limits.py``), and returns a ``Report`` (``report.py``) whatever stops the run.
 """
 from __future__ import annotations
 
 import concurrent.futures
-import queue
+import threading
 import time
-from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-import ovk_ref
-from proofs_check.conformance import fresh, tolerance
-from proofs_check.conformance.hosts import CallResult, InProcessHost
-from proofs_check.conformance.levels import LEVELS, level_cases
-from proofs_check.conformance.vectors import (
-    ALGORITHMS, EXACT_FIELDS, FINAL_FIELDS, REQUIRED_FIELDS, ROUND_FIELDS, VECTORS_VERSION, Case,
+from proofs_check.conformance import checkpoints, fresh, limits, tolerance
+from proofs_check.conformance.hosts import InProcessHost
+from proofs_check.conformance.levels import LEVELS, cannot_see, level_cases
+from proofs_check.conformance.protocol import (
+    ALGORITHMS,
+    EXACT_FIELDS,
+    FINAL_FIELDS,
+    REQUIRED_FIELDS,
+    ROUND_FIELDS,
 )
+from proofs_check.conformance.report import RAN, Coverage, Outcome, Report
+from proofs_check.conformance.scope import Scope
+from proofs_check.conformance.vectors import Case
+from proofs_check.conformance.wire import CallResult
+
+#: how a case cut short or left out by ``--deadline`` says so
+DEADLINE = "the run's deadline (--deadline)"
 
 
-@dataclass
-class Outcome:
-    """The verdict on one case. ``diverging_round`` is the first round t (1-based) whose row of
-    ``diverging_field`` is outside the tolerance; for final-state fields (``coefficients``)
-    ``diverging_index`` is the first coefficient index i (1-based) instead. ``field_errors`` holds the worst
-    relative error of each checked field (None: not finite)."""
+class Interrupted(BaseException):
+    """The run is stopped from outside (a signal): ``run`` ends every process and returns the report so far."""
 
-    algorithm: str
-    case: str
-    status: str                     # "pass", "fail" or "skip"
-    regime: str = "basic"
-    size: str = ""
-    origin: str = ""
-    seconds: float = 0.0
-    max_abs_error: float | None = None
-    max_rel_error: float | None = None
-    diverging_round: int | None = None
-    diverging_field: str | None = None
-    diverging_index: int | None = None
-    fields_checked: list = field(default_factory=list)
-    field_errors: dict = field(default_factory=dict)
-    message: str = ""
-
-    @property
-    def where(self) -> str:
-        if self.diverging_field is None:
-            return ""
-        if self.diverging_index is not None:
-            return f"{self.diverging_field}[i={self.diverging_index}]"
-        return f"t={self.diverging_round} {self.diverging_field}"
-
-    def line(self) -> str:
-        errors = ("" if self.max_abs_error is None
-                  else f"max abs {self.max_abs_error:9.2e}  max rel {self.max_rel_error:9.2e}")
-        text = f"{self.status.upper():4s}  {self.algorithm:11s} {self.case:32s} [{self.regime}] {errors}"
-        if self.status == "fail":
-            text += f"  first divergence: {self.where}" if self.where else f"  {self.message}"
-        return text.rstrip()
+    def __init__(self, reason: str, exit_code: int):
+        super().__init__(reason)
+        self.reason, self.exit_code = reason, exit_code
 
 
-@dataclass
-class _FieldCheck:
-    name: str
-    max_abs: float
-    max_rel: float
-    first_bad_row: int | None
-    message: str
-
-
-def _check_field(case: Case, name: str, value, rtol: float) -> _FieldCheck:
+def _scale(case: Case, name: str) -> float:
     expected = case.expected[name]
+    finite = np.isfinite(expected)
+    return float(np.max(np.abs(expected[finite]))) if np.any(finite) else 0.0
+
+
+def _tolerance(case: Case, name: str, rtol: float) -> float:
+    return 0.0 if name in EXACT_FIELDS else rtol * _scale(case, name)
+
+
+def _compared_rows(case: Case, name: str, values: np.ndarray) -> np.ndarray:
+    """The rows of a returned field that the case stores (round fields of a stream with ``rounds``)."""
+    return values if case.rounds is None or name not in ROUND_FIELDS[case.algorithm] else values[case.rounds - 1]
+
+
+def _row_label(case: Case, name: str, row: int) -> int:
+    return row + 1 if case.rounds is None or name not in ROUND_FIELDS[case.algorithm] else int(case.rounds[row])
+
+
+def _as_real_array(name: str, value, case: Case):
+    """(the array, None) or (None, why the value cannot be compared)."""
     if isinstance(value, np.ndarray) and np.iscomplexobj(value) or isinstance(value, complex):
         imaginary = float(np.max(np.abs(np.imag(value)))) if np.size(value) else 0.0
-        return _FieldCheck(name, np.inf, np.inf, 0, f"{name} is complex (max |imaginary part| {imaginary:.3g})")
+        return None, f"{name} is complex (max |imaginary part| {imaginary:.3g})"
     try:
         actual = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as error:
-        return _FieldCheck(name, np.inf, np.inf, 0, f"{name} is not an array of real numbers ({error})")
-    full_shape = expected.shape if case.rounds is None else (len(case.X),) + expected.shape[1:]
+        return None, f"{name} is not an array of real numbers ({error})"
+    expected = case.expected[name]
+    full_shape = ((len(case.X),) + expected.shape[1:]
+                  if case.rounds is not None and name in ROUND_FIELDS[case.algorithm] else expected.shape)
     if actual.shape != full_shape:
-        return _FieldCheck(name, np.inf, np.inf, 0, f"{name} has shape {actual.shape}, expected {full_shape}")
-    if case.rounds is not None:
-        actual = actual[case.rounds - 1]
+        return None, f"{name} has shape {actual.shape}, expected {full_shape}"
+    return actual, None
+
+
+def _check_field(case: Case, name: str, value, rtol: float) -> tuple:
+    """(max abs error, max rel error, first bad row or None, message)."""
+    actual, problem = _as_real_array(name, value, case)
+    if problem:
+        return np.inf, np.inf, 0, problem
+    actual, expected = _compared_rows(case, name, actual), case.expected[name]
     with np.errstate(invalid="ignore"):
         error = np.abs(actual - expected)
     non_finite = ~np.isfinite(actual) & np.isfinite(expected)
     error[non_finite] = np.inf
     error[~np.isfinite(actual) & ~np.isfinite(expected) & (actual.astype(str) == expected.astype(str))] = 0.0
     rows = error.reshape(len(error), -1).max(axis=1) if error.size else error
-    finite = np.isfinite(expected)
-    scale = float(np.max(np.abs(expected[finite]))) if np.any(finite) else 0.0
-    tolerance = 0.0 if name in EXACT_FIELDS else rtol * scale
+    scale, tolerance_ = _scale(case, name), _tolerance(case, name, rtol)
     max_abs = float(np.max(error)) if error.size else 0.0
     max_rel = max_abs / scale if scale > 0 else (0.0 if max_abs == 0 else np.inf)
-    bad = np.flatnonzero(~(rows <= tolerance))
+    bad = np.flatnonzero(~(rows <= tolerance_))
     if not bad.size:
-        return _FieldCheck(name, max_abs, max_rel, None, "")
+        return max_abs, max_rel, None, ""
     row = int(bad[0])
-    label = row + 1 if case.rounds is None else int(case.rounds[row])
     reason = " (non-finite where the reference is finite)" if np.any(non_finite.reshape(len(error), -1)[row]) else ""
-    return _FieldCheck(name, max_abs, max_rel, row,
-                       f"{name} row {label}: expected {expected[row].tolist()}, got {actual[row].tolist()}{reason} "
-                       f"(error {rows[row]:.3g} > tolerance {tolerance:.3g} = rtol {rtol:g} x scale {scale:.3g})")
+    return max_abs, max_rel, row, (
+        f"{name} row {_row_label(case, name, row)}: expected {expected[row].tolist()}, got {actual[row].tolist()}"
+        f"{reason} (error {rows[row]:.3g} > tolerance {tolerance_:.3g} = rtol {rtol:g} x scale {scale:.3g})")
 
 
 def check_fields(case: Case, fields: dict, precision: str = "float64") -> Outcome:
     """Compare the returned ``fields`` (name -> array) of one case with the reference."""
     outcome = Outcome(case.algorithm, case.id, "fail", case.regime, case.size, case.origin)
     rtol = tolerance.rtol(precision)
-    checks = []
+    checks = {}
     for name in ROUND_FIELDS[case.algorithm] + FINAL_FIELDS[case.algorithm]:
         value = fields.get(name)
         if value is None or name not in case.expected:
@@ -119,35 +115,35 @@ def check_fields(case: Case, fields: dict, precision: str = "float64") -> Outcom
                 outcome.message = f"returned no {name!r} (required by the protocol)"
                 return outcome
             continue
-        checks.append(_check_field(case, name, value, rtol))
-    outcome.fields_checked = [check.name for check in checks]
-    outcome.field_errors = {check.name: (check.max_rel if np.isfinite(check.max_rel) else None) for check in checks}
-    outcome.max_abs_error = max(check.max_abs for check in checks)
-    outcome.max_rel_error = max(check.max_rel for check in checks)
-    failing = [check for check in checks if check.first_bad_row is not None]
+        checks[name] = _check_field(case, name, value, rtol)
+    outcome.fields_checked = list(checks)
+    outcome.field_errors = {name: (check[1] if np.isfinite(check[1]) else None) for name, check in checks.items()}
+    outcome.max_abs_error = max(check[0] for check in checks.values())
+    outcome.max_rel_error = max(check[1] for check in checks.values())
+    failing = {name: check for name, check in checks.items() if check[2] is not None}
     if not failing:
         outcome.status = "pass"
         return outcome
-    per_round = [check for check in failing if check.name in ROUND_FIELDS[case.algorithm]]
-    first = min(per_round, key=lambda check: check.first_bad_row) if per_round else failing[0]
-    outcome.diverging_field = first.name
-    label = (lambda row: row + 1) if case.rounds is None else (lambda row: int(case.rounds[row]))
+    per_round = {name: check for name, check in failing.items() if name in ROUND_FIELDS[case.algorithm]}
     if per_round:
-        outcome.diverging_round = label(first.first_bad_row)
+        name = min(per_round, key=lambda key: per_round[key][2])
+        outcome.diverging_round = _row_label(case, name, per_round[name][2])
     else:   # final state: after the last round (batch: no rounds)
-        outcome.diverging_index = label(first.first_bad_row)
+        name = next(iter(failing))
+        outcome.diverging_index = failing[name][2] + 1
         outcome.diverging_round = None if case.algorithm == "batch_ridge" else len(case.X)
-    outcome.message = "; ".join(check.message for check in failing)
+    outcome.diverging_field = name
+    outcome.message = "; ".join(check[3] for check in failing.values())
     return outcome
 
 
 def judge(case: Case, result: CallResult, precision: str = "float64") -> Outcome:
-    """The outcome of one call: a failure of the call itself (exit, crash, timeout, exception, mutated
-    input) or the comparison of its fields."""
+    """The outcome of one call: a failure of the call itself (exit, crash, timeout, exception, mutated input,
+    an "unsupported" answer: every case sent is inside the declared scope) or the comparison of its fields."""
     if result.unsupported is not None:
-        return Outcome(case.algorithm, case.id, "skip", case.regime, case.size, case.origin, result.seconds,
-                       message=result.unsupported)
-    if result.error is not None:
+        outcome = Outcome(case.algorithm, case.id, "fail", case.regime, case.size, case.origin, result.seconds,
+                          message=f"answered unsupported ({result.unsupported}) for a case inside its declared scope")
+    elif result.error is not None:
         outcome = Outcome(case.algorithm, case.id, "fail", case.regime, case.size, case.origin, result.seconds,
                           message=result.error)
     else:
@@ -165,150 +161,303 @@ def check_case(function, case: Case, precision: str = "float64") -> Outcome:
     return judge(case, InProcessHost({case.algorithm: function}).call(case), precision)
 
 
-@dataclass
-class Report:
-    implementation: str
-    outcomes: list
-    #: algorithm -> number of its cases not run because the implementation does not offer it
-    not_offered: dict
-    level: str = "quick"
-    seed: int | None = None
-    precision: str = "float64"
-    regimes: list = field(default_factory=list)
-    #: cases left out because they are outside the precision class, with the reason
-    outside_class: dict = field(default_factory=dict)
-
-    @property
-    def passed(self) -> bool:
-        """True when at least one case ran and none failed."""
-        ran = [outcome for outcome in self.outcomes if outcome.status != "skip"]
-        return bool(ran) and all(outcome.status == "pass" for outcome in ran)
-
-    def counts(self) -> dict:
-        return {status: sum(outcome.status == status for outcome in self.outcomes) for status in ("pass", "fail", "skip")}
-
-    def worst_errors(self) -> dict:
-        """Field -> (worst relative error over every case, the case), None where an error is not finite."""
-        worst = {}
-        for outcome in self.outcomes:
-            for name, error in outcome.field_errors.items():
-                value = np.inf if error is None else error
-                if name not in worst or value > worst[name][0]:
-                    worst[name] = (value, f"{outcome.algorithm}:{outcome.case}")
-        return worst
-
-    def text(self, verbose: bool = False) -> str:
-        lines = [f"implementation {self.implementation}; level {self.level} (regimes: {', '.join(self.regimes)}); "
-                 f"fresh-case seed {self.seed}; precision {self.precision} (rtol {tolerance.rtol(self.precision):g}); "
-                 f"golden vectors version {VECTORS_VERSION} (spec {ovk_ref.SPEC_VERSION})"]
-        for algorithm, count in self.not_offered.items():
-            lines.append(f"SKIP  {algorithm:11s} ({count} cases): the implementation offers no {algorithm}")
-        for name, reason in self.outside_class.items():
-            lines.append(f"SKIP  {name}: outside the {self.precision} class: {reason}")
-        for outcome in self.outcomes:
-            if outcome.status == "fail" or verbose and outcome.status == "pass":
-                lines.append(outcome.line())
-                if outcome.status == "fail" and verbose:
-                    lines.append(f"      {outcome.message}")
-        worst = self.worst_errors()
-        if worst:
-            lines.append("worst relative error per field: " + ", ".join(
-                f"{name} {error:.2e} ({case})" for name, (error, case) in worst.items()))
-        counts = self.counts()
-        lines.append(f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped"
-                     + ("" if self.outcomes and len(self.not_offered) < len(ALGORITHMS)
-                        else "; the implementation offers none of " + ", ".join(ALGORITHMS)))
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict:
-        def clean(value):
-            return None if isinstance(value, float) and not np.isfinite(value) else value
-        return {"implementation": self.implementation, "level": self.level, "seed": self.seed,
-                "precision": self.precision, "rtol": tolerance.rtol(self.precision), "regimes": self.regimes,
-                "vectors_version": VECTORS_VERSION, "spec_version": ovk_ref.SPEC_VERSION, "passed": self.passed,
-                "counts": self.counts(), "not_offered": self.not_offered, "outside_class": self.outside_class,
-                "worst_errors": {name: {"rel_error": clean(error), "case": case}
-                                 for name, (error, case) in self.worst_errors().items()},
-                "cases": [{key: clean(value) for key, value in asdict(outcome).items()} for outcome in self.outcomes]}
+def compare_runs(case: Case, first: CallResult, second: CallResult, precision: str) -> tuple:
+    """("identical" | "within tolerance" | "different", what differs) for two answers to the same case."""
+    where = f"run 1 (process {first.process}) and run 2 (process {second.process})"
+    if second.error is not None or second.unsupported is not None:
+        return "different", f"{where}: run 1 returned fields, run 2 {second.error or 'answered unsupported'}"
+    rtol, largest = tolerance.rtol(precision), 0.0
+    for name in sorted(set(first.fields) | set(second.fields)):
+        if name not in first.fields or name not in second.fields:
+            return "different", f"{where}: only one of them returned {name}"
+        a, b = first.fields[name], second.fields[name]
+        try:
+            a, b = np.asarray(a, dtype=complex), np.asarray(b, dtype=complex)
+        except (TypeError, ValueError):
+            continue   # not numbers: the comparison with the reference says so
+        if a.shape != b.shape:
+            return "different", f"{where}: {name} has shape {a.shape}, then {b.shape}"
+        if np.array_equal(a, b, equal_nan=True):
+            continue
+        with np.errstate(invalid="ignore"):
+            difference = np.abs(a - b)
+        difference[np.isnan(a) & np.isnan(b)] = 0.0
+        allowed = _tolerance(case, name, rtol) if name in case.expected else 0.0
+        rows = difference.reshape(len(difference), -1).max(axis=1) if difference.ndim else difference.reshape(1)
+        bad = np.flatnonzero(~(rows <= allowed))
+        if bad.size:
+            row = int(bad[0])
+            return "different", (f"{where}: {name} row {row + 1}: run 1 gave {np.real_if_close(a[row]).tolist()}, "
+                                 f"run 2 gave {np.real_if_close(b[row]).tolist()} (difference {rows[row]:.3g} > "
+                                 f"tolerance {allowed:.3g})")
+        largest = max(largest, float(np.max(rows)))
+    return ("identical", where) if largest == 0 else ("within tolerance", f"{where}: largest difference {largest:.3g}")
 
 
-def _progress(index: int, total: int, outcome: Outcome, stream) -> None:
+def _not_run(case: Case, reason: str) -> Outcome:
+    return Outcome(case.algorithm, case.id, "fail", case.regime, case.size, case.origin, message=f"not run: {reason}")
+
+
+class _Pool:
+    """The hosts of a run, each serving one call at a time; ``acquire(other_than=h)`` waits for a host that is
+    not ``h`` (a rerun goes to another process) unless there is only one."""
+
+    def __init__(self, hosts):
+        self.hosts, self.free = list(hosts), list(hosts)
+        self.condition = threading.Condition()
+
+    def acquire(self, other_than=None):
+        with self.condition:
+            while True:
+                for host in self.free:
+                    if host is not other_than or len(self.hosts) == 1:
+                        self.free.remove(host)
+                        return host
+                self.condition.wait()
+
+    def release(self, host) -> None:
+        with self.condition:
+            self.free.append(host)
+            self.condition.notify_all()
+
+    def cancel(self) -> None:
+        for host in self.hosts:
+            host.cancel()
+
+
+class _Execution:
+    """One run's calls: time limits, the per-algorithm timeout breaker, the deadline, reruns, cancellation."""
+
+    def __init__(self, cases, pool, *, precision, reruns, timeout, deadline):
+        self.cases, self.pool, self.precision, self.reruns = cases, pool, precision, reruns
+        self.timeout, self.deadline = timeout, deadline
+        self.timeouts = {}          # algorithm -> names of the cases that timed out
+        self.answers = {}           # index -> (first answer, its host), until the rerun
+        self.lock = threading.Lock()
+        self.stop = None            # why no further call is made
+
+    def _call(self, host, case) -> CallResult:
+        limit = limits.case_limit(case, self.timeout)
+        with self.lock:
+            warm_up = self.timeout is None and case.algorithm not in self.timeouts
+        remaining = None if self.deadline is None else self.deadline - time.monotonic()
+        if remaining is not None and remaining < limit + limits.FIRST_CALL_SECONDS * warm_up:
+            result = host.call(case, max(remaining, 0.001), warm_up=False)
+            if result.timed_out:
+                result.error, result.timed_out = f"stopped at {DEADLINE}", False
+            return result
+        result = host.call(case, limit, warm_up)
+        if result.timed_out:
+            with self.lock:
+                self.timeouts.setdefault(case.algorithm, []).append(case.name)
+        return result
+
+    def _blocked(self, case) -> str | None:
+        with self.lock:
+            if self.stop is not None:
+                return self.stop
+            hung = self.timeouts.get(case.algorithm, [])
+        if len(hung) >= limits.TIMEOUTS_PER_ALGORITHM:
+            return (f"the implementation timed out on {len(hung)} earlier {case.algorithm} cases "
+                    f"({', '.join(hung[:limits.TIMEOUTS_PER_ALGORITHM])}); its remaining {case.algorithm} cases are "
+                    f"not sent")
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            return f"{DEADLINE} passed"
+        return None
+
+    def first(self, index) -> Outcome:
+        """The first run of case ``index``, judged; its answer is kept for the rerun."""
+        case = self.cases[index]
+        reason = self._blocked(case)
+        if reason:
+            return _not_run(case, reason)
+        host = self.pool.acquire()
+        try:
+            result = self._call(host, case)
+        finally:
+            self.pool.release(host)
+        if index in self.reruns and result.error is None and result.unsupported is None:
+            self.answers[index] = (result, host)
+        return judge(case, result, self.precision)
+
+    def second(self, index, outcome: Outcome) -> Outcome:
+        """The rerun of case ``index`` in another process, compared with the first answer (``outcome`` updated)."""
+        case = self.cases[index]
+        first, host = self.answers.pop(index)
+        if self._blocked(case):
+            return outcome
+        other = self.pool.acquire(other_than=host)
+        try:
+            second = self._call(other, case)
+        finally:
+            self.pool.release(other)
+        kind, detail = compare_runs(case, first, second, self.precision)
+        outcome.rerun = f"{kind}: {detail}"
+        if kind == "different":
+            outcome.status = "fail"
+            outcome.message = f"nondeterministic: {detail}" + (f"; {outcome.message}" if outcome.message else "")
+        return outcome
+
+
+def _spread(task, indices, execution: _Execution, workers: int):
+    """``(index, task(index))`` for every index, as each ends, on ``workers`` threads (each waits on a process)."""
+    if workers == 1:
+        for index in indices:
+            yield index, task(index)
+        return
+    with concurrent.futures.ThreadPoolExecutor(workers) as threads:
+        futures = {threads.submit(task, index): index for index in indices}
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                yield futures[future], future.result()
+        except BaseException:
+            with execution.lock:
+                execution.stop = execution.stop or "the run was stopped"
+            for future in futures:
+                future.cancel()
+            execution.pool.cancel()
+            raise
+
+
+def _progress(count: str, outcome: Outcome, stream) -> None:
     where = f" at {outcome.where}" if outcome.status == "fail" and outcome.where else ""
-    print(f"[{index}/{total}] {outcome.status.upper():4s} {outcome.regime:16s} {outcome.algorithm}:{outcome.case} "
+    if outcome.status == "fail" and (not where or outcome.message.startswith("nondeterministic")):
+        where = f": {outcome.message[:160]}"
+    print(f"[{count}] {outcome.status.upper():4s} {outcome.regime:16s} {outcome.algorithm}:{outcome.case} "
           f"({outcome.size}) {outcome.seconds:.2f}s{where}", file=stream, flush=True)
 
 
+def resolve_scope(declaration, algorithms, precision: str | None, name: str) -> Scope:
+    """The scope a declaration gives (every case of the offered algorithms when it declares none), restricted to
+    ``algorithms``; ``precision`` (None: the declared one) must agree with a declared precision."""
+    if declaration.scope is None:
+        scope = Scope.full(declaration.offers, precision or "float64")
+    else:
+        scope = Scope.parse(declaration.scope, f"the scope {name} declares ({declaration.source})")
+        if isinstance(declaration.scope, dict) and "precision" in declaration.scope and precision not in (
+                None, scope.precision):
+            raise ValueError(f"--precision {precision} disagrees with the precision {scope.precision} that {name} "
+                             f"declares")
+        scope = Scope(scope.algorithms, precision or scope.precision)
+        unoffered = [algorithm for algorithm in scope.algorithms if algorithm not in declaration.offers]
+        if unoffered:
+            raise ValueError(f"{name} declares {', '.join(unoffered)} in its scope but offers no such function")
+    return scope.restrict(algorithms)
+
+
+def _rerun_indices(level: str, indices: list, seed, reruns) -> set:
+    """Every index (None), or a sample of ``reruns`` drawn from the seed."""
+    count = LEVELS[level].reruns if reruns == "level" else reruns
+    if count is None:
+        return set(indices)
+    rng = np.random.default_rng([0 if seed is None else seed, 7])
+    return set(rng.choice(indices, size=min(count, len(indices)), replace=False).tolist()) if indices else set()
+
+
 def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", seed: int | None = 0,
-        fuzz: int | None = None, precision: str = "float64", host=None, cases=None, progress=None,
-        on_failure=None, hosts=None) -> Report:
-    """Every case of ``level`` (plus ``fuzz`` fresh cases drawn from ``seed``; the level's default count when
-    None) of the algorithms the implementation offers. ``host`` runs the calls (default: this process, on
-    ``implementation``); ``hosts``, more hosts of the same implementation (e.g. one worker process each), share
-    the cases with it (issue 14, item 2); ``cases`` replaces the level's cases; ``progress`` (a stream, e.g.
-    sys.stderr) gets one line per case as it ends; ``on_failure(case, outcome)`` is called for each failing case,
-    in case order, after every case has run (e.g. to shrink it)."""
-    tolerance.rtol(precision)
+        fuzz: int | None = None, precision: str | None = None, host=None, hosts=None, cases=None, progress=None,
+        require=None, reruns="level", timeout: float | None = None, deadline: float | None = None,
+        expectations=None, seal=None) -> Report:
+    """Every case of ``level`` inside the implementation's declared scope (plus ``fuzz`` fresh cases drawn from
+    ``seed``: the level's count and its long ones when None) and the report.
+
+    ``host`` runs the calls (default: this process, on ``implementation``); ``hosts``, more hosts of the same
+    implementation (one worker process each), share the cases and take the reruns; ``cases`` replaces the
+    level's cases; ``progress`` (a stream) gets one line per case as it ends. ``require`` (a ``Scope``) must
+    be covered by the declared scope; ``reruns``: "level" (its policy), None (every case), or a number of
+    cases drawn from the seed (0: none); ``timeout`` replaces every case's time limit; ``deadline``
+    (``time.monotonic()``) bounds the run; ``expectations`` lists known deviations; ``seal`` (``seal.Seal``)
+    checks the oracle's files before the cases and at the end. An ``Interrupted`` raised while the cases run
+    ends every process and returns the report so far, its ``stopped`` set."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
+    if precision is not None:
+        tolerance.rtol(precision)
     stored = cases is None
-    if stored:   # read (and integrity-check) the vectors before starting the implementation
-        cases = level_cases(level, algorithms)
+    all_cases = level_cases(level) if stored else list(cases)   # read (and integrity-checked) before anything runs
     host = host if host is not None else InProcessHost(implementation)
-    offered = host.offered()
-    count = LEVELS[level].fresh if fuzz is None else fuzz
-    drawable = [algorithm for algorithm in algorithms if algorithm in offered]
-    if stored and count and drawable:
-        cases += fresh.fresh_cases(seed, count, drawable)
-    outcomes, not_offered, outside = [None] * len(cases), {}, {}
-    to_run = []
-    for index, case in enumerate(cases):
-        reason = tolerance.outside_class(case, precision)
-        if case.algorithm not in offered:
+    hosts = [host, *(hosts or [])]
+    declaration = host.declare()
+    scope = resolve_scope(declaration, algorithms, precision, host.name)
+    precision = scope.precision
+    report = Report(host.name, [], level, seed, precision, scope=scope, scope_source=declaration.source,
+                    required=require, missing=[] if require is None else scope.missing(require))
+    if seal is not None:
+        report.seal = seal.account()
+        report.seal_failure = seal.changes("while the implementation declared its scope")
+    level_ = LEVELS[level]
+    if stored and scope.algorithms:
+        count, long = (level_.fresh, level_.long) if fuzz is None else (fuzz, 0)
+        all_cases = [checkpoints.with_drawn_rows(case, seed, level_.segments) if scope.outside(case) is None else case
+                     for case in all_cases]
+        all_cases += fresh.fresh_cases(seed, count, scope, long)
+    if seal is not None and report.seal_failure is None:
+        report.seal_failure = seal.changes("while the expected values were computed")
+    outcomes, to_run = [None] * len(all_cases), []
+    for index, case in enumerate(all_cases):
+        reason = scope.outside(case) or tolerance.outside_class(case, precision)
+        if reason is not None:
             outcomes[index] = Outcome(case.algorithm, case.id, "skip", case.regime, case.size, case.origin,
-                                      message=f"no {case.algorithm}")
-            not_offered[case.algorithm] = not_offered.get(case.algorithm, 0) + 1
-        elif reason is not None:
-            outcomes[index] = Outcome(case.algorithm, case.id, "skip", case.regime, case.size, case.origin, message=reason)
-            outside[case.name] = reason
+                                      message=reason)
+        elif declaration.error is not None:
+            outcomes[index] = Outcome(case.algorithm, case.id, "fail", case.regime, case.size, case.origin,
+                                      message=declaration.error)
         else:
             to_run.append(index)
+    if report.seal_failure is not None:
+        to_run = []        # no verdict on an oracle that changed: every case in scope fails with the reason
+        for index in range(len(all_cases)):
+            if outcomes[index] is None:
+                outcomes[index] = _not_run(all_cases[index], report.seal_failure)
+    execution = _Execution(all_cases, _Pool(hosts), precision=precision, reruns=_rerun_indices(level, to_run, seed, reruns),
+                           timeout=timeout, deadline=deadline)
+    try:
+        for done, (index, outcome) in enumerate(_spread(execution.first, to_run, execution, len(hosts)), 1):
+            outcomes[index] = outcome
+            if progress is not None:
+                _progress(f"{done}/{len(to_run)}", outcome, progress)
+        # the reruns in an order drawn from the seed: a fault tied to a process's call count or state meets
+        # other cases than in the first pass
+        again = [int(index) for index in np.random.default_rng([0 if seed is None else seed, 8]).permutation(to_run)
+                 if int(index) in execution.answers]
+        for done, (_, outcome) in enumerate(_spread(lambda index: execution.second(index, outcomes[index]),
+                                                        again, execution, len(hosts)), 1):
+            if progress is not None and outcome.status == "fail" and outcome.rerun.startswith("different"):
+                _progress(f"rerun {done}/{len(again)}", outcome, progress)
+    except Interrupted as interruption:
+        report.stopped = interruption.reason
+        report.interruption = interruption
+    for index in to_run:
+        if outcomes[index] is None:
+            outcomes[index] = _not_run(all_cases[index], report.stopped or "the run was stopped")
+    late = sum(DEADLINE in outcome.message for outcome in outcomes)
+    if late and report.stopped is None:
+        report.stopped = f"the run's deadline passed: {late} case(s) stopped or not run"
+    if seal is not None and report.seal_failure is None:
+        report.seal_failure = seal.changes("during the run")
+    if expectations is not None:
+        _apply(expectations, outcomes)
+        report.unused_expectations = expectations.unused()
+    report.outcomes, report.cases = outcomes, all_cases
+    report.regimes = sorted({case.regime for case in all_cases}, key=[case.regime for case in all_cases].index)
+    report.coverage = _coverage(all_cases, outcomes)
+    report.cannot_see = cannot_see(level, [all_cases[index] for index in to_run]) if stored else []
+    return report
 
-    def call(index, case_host):
-        started = time.perf_counter()
-        outcome = judge(cases[index], case_host.call(cases[index]), precision)
-        outcome.seconds = outcome.seconds or time.perf_counter() - started
-        return outcome
 
-    for done, (index, outcome) in enumerate(_spread(call, to_run, [host, *(hosts or [])]), 1):
-        outcomes[index] = outcome
-        if progress is not None:
-            _progress(done, len(to_run), outcome, progress)
-    if on_failure is not None:
-        for index in to_run:
-            if outcomes[index].status == "fail":
-                on_failure(cases[index], outcomes[index])
-    regimes = sorted({case.regime for case in cases}, key=[case.regime for case in cases].index)
-    return Report(host.name, outcomes, not_offered, level, seed, precision, regimes, outside)
+def _apply(expectations, outcomes) -> None:
+    """Listed cases that fail become known deviations ("xfail"); listed cases that pass are "xpass"."""
+    for outcome in outcomes:
+        reason = expectations.reason(outcome.name) if outcome.status in ("pass", "fail") else None
+        if reason is not None:
+            outcome.known_deviation = reason
+            outcome.status = "xfail" if outcome.status == "fail" else "xpass"
 
 
-def _spread(call, indices, hosts):
-    """``(index, call(index, host))`` for every index, as each ends; each host serves one call at a time (a thread
-    per host waits on its process)."""
-    if len(hosts) == 1:
-        for index in indices:
-            yield index, call(index, hosts[0])
-        return
-    free = queue.SimpleQueue()
-    for each in hosts:
-        free.put(each)
-
-    def on_a_free_host(index):
-        case_host = free.get()
-        try:
-            return call(index, case_host)
-        finally:
-            free.put(case_host)
-    with concurrent.futures.ThreadPoolExecutor(len(hosts)) as pool:
-        futures = {pool.submit(on_a_free_host, index): index for index in indices}
-        for future in concurrent.futures.as_completed(futures):
-            yield futures[future], future.result()
+def _coverage(cases, outcomes) -> Coverage:
+    stored = [case for case in cases if case.regime != fresh.FRESH_REGIME]
+    in_scope = [outcome for outcome in outcomes if outcome.status != "skip"]
+    return Coverage(run=sum(outcome.status in RAN and not outcome.message.startswith("not run") for outcome in outcomes),
+                    in_scope=len(in_scope), all=len(cases),
+                    stored_in_scope=sum(outcome.regime != fresh.FRESH_REGIME for outcome in in_scope),
+                    stored=len(stored), fresh=len(cases) - len(stored))

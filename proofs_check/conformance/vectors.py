@@ -1,14 +1,16 @@
 """The golden vectors on disk, versioned by ``vectors/VERSION`` and checked against ``vectors/MANIFEST.json``.
 
-Format ``ovk-vectors-2``: one JSON file per algorithm for the quick cases (``vectors/<algorithm>.json``,
-expected values as decimal strings: 40 significant digits of a 50-digit ovk_ref run) and one gzip-compressed
-JSON file per regime (``vectors/regimes/<regime>.json.gz``, expected values as ``float.hex`` strings of an
-ovk_ref float64 run, for the stored rounds only). Inputs are exact (``float.hex``); kernels and losses are the
-portable dicts of ``ovk_ref``. A case names its regime, its reference (``precision`` and ``reason``) and, for
-long streams, the 1-based ``rounds`` whose rows are stored (``null``: every round). No tolerance is stored:
-the policy is code (``proofs_check.conformance.tolerance``). Truncation is ``{"type": "window", "s": s}`` or
-``{"type": "theorem2", "t0": t0, "epsilon": epsilon}`` (passed to Python implementations as ``s`` or as the
-callable ``ovk_ref.Theorem2Schedule``).
+Format ``ovk-vectors-3`` (JSON Schema ``schemas/vectors.schema.json``): one JSON file per algorithm for the quick
+cases (``vectors/<algorithm>.json``, expected values as decimal strings: 40 significant digits of a 50-digit
+ovk_ref run) and one gzip-compressed JSON file per regime (``vectors/regimes/<regime>.json.gz``, expected values
+as ``float.hex`` strings of an ovk_ref float64 run). Inputs are exact (``float.hex``); kernels and losses are the
+portable dicts of ``ovk_ref``. A case names its regime and its reference (``precision`` and ``reason``). Every
+row of every field is stored, except for streams longer than ``regimes.ALL_ROUNDS_UP_TO``: their round fields
+keep the 1-based ``rounds`` listed (``null``: every round) and ``checkpoints`` holds ovk_ref's state every
+``checkpoints.CHECKPOINT_EVERY`` rounds, from which each run recomputes rows drawn from its seed. No tolerance is
+stored: the policy is code (``proofs_check.conformance.tolerance``). Truncation is ``{"type": "window", "s": s}``
+or ``{"type": "theorem2", "t0": t0, "epsilon": epsilon}`` (passed to Python implementations as ``s`` or as the
+callable ``ovk_ref.Theorem2Schedule``). Replay files of format ``ovk-vectors-2`` are read too.
 """
 from __future__ import annotations
 
@@ -19,62 +21,33 @@ from pathlib import Path
 
 import numpy as np
 
-import ovk_ref
+from proofs_check.conformance.hexfloats import decode_floats, encode_floats
+from proofs_check.conformance.protocol import (  # noqa: F401  (the vector format uses the protocol's names)
+    ALGORITHMS,
+    EXACT_FIELDS,
+    FINAL_FIELDS,
+    REQUIRED_FIELDS,
+    ROUND_FIELDS,
+    call_arguments,
+    truncation_argument,
+)
 
 VECTORS_DIR = Path(__file__).resolve().parent / "vectors"
 REGIMES_DIR = VECTORS_DIR / "regimes"
 VECTORS_VERSION = (VECTORS_DIR / "VERSION").read_text().strip()
-FORMAT = "ovk-vectors-2"
-ALGORITHMS = ("onorma", "monorma", "batch_ridge")
-
-#: fields with one row per round t (row t-1), in the order divergences are reported
-ROUND_FIELDS = {
-    "onorma": ("predictions", "new_coefficients", "rkhs_norm2", "kernel_evaluations", "support_sizes"),
-    "monorma": ("predictions", "weights", "gamma", "new_coefficients", "kernel_evaluations"),
-    "batch_ridge": (),
-}
-#: fields describing the final state, one row per coefficient index i
-FINAL_FIELDS = {"onorma": ("coefficients",), "monorma": ("coefficients",), "batch_ridge": ("coefficients",)}
-#: what every implementation must return (the rest is checked when returned)
-REQUIRED_FIELDS = {"onorma": ("predictions",), "monorma": ("predictions", "weights"), "batch_ridge": ("coefficients",)}
-#: integer counts, compared exactly
-EXACT_FIELDS = ("kernel_evaluations", "support_sizes")
-
-
-def encode_floats(values) -> list:
-    return np.vectorize(float.hex, otypes=[object])(np.asarray(values, dtype=float)).tolist()
-
-
-def decode_number(value) -> float:
-    """A JSON number, a ``float.hex`` string (``0x1.8p+1``, ``-0x...``, ``inf``, ``nan``) or a decimal string."""
-    if isinstance(value, str) and ("0x" in value[:3] or value.lstrip("+-") in ("inf", "nan")):
-        return float.fromhex(value)
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise ValueError(f"expected a number or a float.hex string, got {value!r}")
-    return float(value)
-
-
-def decode_floats(values) -> np.ndarray:
-    return np.vectorize(decode_number, otypes=[float])(np.array(values, dtype=object))
-
-
-def truncation_argument(spec):
-    """The ``truncation`` argument for a stored truncation dict (None when absent)."""
-    if spec is None:
-        return None
-    if spec["type"] == "window":
-        return spec["s"]
-    if spec["type"] == "theorem2":
-        return ovk_ref.theorem2_schedule(spec["t0"], spec["epsilon"])
-    raise ValueError(f"unknown truncation type {spec['type']!r} in a vector file")
+FORMAT = "ovk-vectors-3"
+#: formats this reader knows (version 2: replay files written by earlier versions)
+READABLE_FORMATS = ("ovk-vectors-2", FORMAT)
 
 
 @dataclass
 class Case:
     """One golden vector, decoded: call ``algorithm(X, Y, **arguments)`` and compare with ``expected``.
 
-    ``rounds`` (1-based, ascending) are the rows stored in ``expected`` for round and final fields; None when
-    every row is stored. ``origin`` says where the case comes from (a vector file, a fresh seed, a replay file)."""
+    ``rounds`` (1-based, ascending) are the rows stored in ``expected`` for the round fields (final fields are
+    stored in full); None when every row is stored. ``checkpoints``: ovk_ref's states along a stream whose rows
+    are not all stored (``checkpoints.py``). ``origin`` says where the case comes from (a vector file, a fresh
+    seed, a replay file)."""
 
     algorithm: str
     id: str
@@ -88,6 +61,7 @@ class Case:
     rounds: np.ndarray | None = None
     reference: str = "mpmath-50"
     origin: str = ""
+    checkpoints: list | None = None
 
     @property
     def name(self) -> str:
@@ -101,13 +75,10 @@ class Case:
 
     def call_arguments(self) -> dict:
         """Keyword arguments for the implementation (truncation turned into ``s`` or a callable)."""
-        arguments = dict(self.arguments)
-        if "truncation" in arguments:
-            arguments["truncation"] = truncation_argument(arguments["truncation"])
-        return arguments
+        return call_arguments(self.arguments)
 
     def to_dict(self) -> dict:
-        """The stored form (``ovk-vectors-2``), expected values as float.hex: a replayable case file."""
+        """The stored form (``FORMAT``), expected values as float.hex: a replayable case file."""
         expected = {name: (values.tolist() if name in EXACT_FIELDS else encode_floats(values))
                     for name, values in self.expected.items()}
         return {"algorithm": self.algorithm, "id": self.id, "comment": self.comment, "flags": self.flags,
@@ -134,7 +105,8 @@ def decode_case(algorithm: str, stored: dict, origin: str = "") -> Case:
                 flags=stored["flags"], X=decode_floats(stored["inputs"]["X"]), Y=decode_floats(stored["inputs"]["Y"]),
                 arguments=stored["arguments"], expected=expected, regime=stored.get("regime", "basic"),
                 rounds=None if rounds is None else np.array(rounds, dtype=int),
-                reference=stored.get("reference", {}).get("precision", "mpmath-50"), origin=origin)
+                reference=stored.get("reference", {}).get("precision", "mpmath-50"), origin=origin,
+                checkpoints=stored.get("checkpoints"))
 
 
 def read_vector_file(path: Path) -> dict:
@@ -144,8 +116,8 @@ def read_vector_file(path: Path) -> dict:
 
 
 def cases_in(content: dict, origin: str) -> list[Case]:
-    if content.get("format") != FORMAT:
-        raise ValueError(f"{origin} has format {content.get('format')!r}, this reader knows {FORMAT!r}")
+    if content.get("format") not in READABLE_FORMATS:
+        raise ValueError(f"{origin} has format {content.get('format')!r}, this reader knows {', '.join(READABLE_FORMATS)}")
     return [decode_case(content.get("algorithm", ""), case, origin) for case in content["cases"]]
 
 

@@ -1,5 +1,5 @@
-"""``ovk-check conform --command`` (issue 9, item 5): a command-line implementation in another process is
-certified through the language-neutral protocol; broken commands fail with the reason."""
+"""``ovk-check conform --command``: a command-line implementation in another process is certified through the
+language-neutral protocol inside the scope it declares; broken commands fail with the reason."""
 import json
 import shlex
 import sys
@@ -10,6 +10,9 @@ from proofs_check.conformance.fresh import write_case_file
 from proofs_check.conformance.vectors import load_cases
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "onorma_command.py"
+#: what both examples declare (the describe request)
+EXAMPLE_SCOPE = {"onorma": {"kernels": ["gaussian_separable"], "losses": ["squared"], "truncations": ["none", "window"],
+                            "inputs": ["near", "offset", "scaled"]}}
 
 
 def _command(script: str) -> str:
@@ -23,6 +26,8 @@ def test_the_example_command_is_certified_on_the_cases_it_supports(tmp_path, cap
     report = json.loads(report_path.read_text())
     ran = {case["case"] for case in report["cases"] if case["status"] == "pass"}
     assert code == 0 and report["counts"]["fail"] == 0
+    assert report["scope"]["declared"]["algorithms"] == EXAMPLE_SCOPE
+    assert report["coverage"] == {"run": 7, "in_scope": 7, "all": 35, "stored_in_scope": 7, "stored": 35, "fresh": 0}
     # Gaussian kernel, squared loss, no truncation or a fixed window: the example's scope
     assert ran == {"gaussian-d3-squared", "gaussian-d1-squared", "window-4-gaussian-d2", "window-1-gaussian-d2",
                    "single-example", "repeated-inputs", "zero-targets"}
@@ -68,4 +73,7 @@ def test_the_c_example_is_certified_where_a_compiler_exists(tmp_path, capsys):
     report_path = tmp_path / "report.json"
     assert cli.main(["conform", "--command", shlex.quote(str(program)), "--algorithms", "onorma", "--level", "quick",
                      "--fuzz", "0", "--json", str(report_path)]) == 0
-    assert json.loads(report_path.read_text())["counts"] == {"pass": 7, "fail": 0, "skip": 11}
+    report = json.loads(report_path.read_text())
+    assert report["counts"] == {"pass": 7, "fail": 0, "skip": 28, "xfail": 0, "xpass": 0}
+    assert report["scope"]["source"] == "its answer to the describe request"
+    assert report["scope"]["declared"]["algorithms"] == EXAMPLE_SCOPE

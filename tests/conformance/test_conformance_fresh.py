@@ -1,14 +1,18 @@
-"""Fresh cases (issue 9, item 3): drawn from a seed, computed by ovk_ref on the spot; a failure is shrunk to a
-replayable case file."""
+"""Fresh cases: drawn from a seed inside the declared scope, computed by ovk_ref before any case is sent; a
+failure is shrunk to a replayable case file."""
 import json
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ovk_ref
 from proofs_check import cli
 from proofs_check.conformance import fresh, run
 from proofs_check.conformance.hosts import InProcessHost
 from proofs_check.conformance.runner import judge
+from proofs_check.conformance.scope import Scope, traits
+from proofs_check.conformance.vectors import Case
 from proofs_check.mutants import MUTANTS
 
 
@@ -21,6 +25,8 @@ def test_fresh_cases_are_determined_by_the_seed_and_change_with_it():
 
 def test_fresh_cases_reach_every_algorithm_kernel_family_loss_and_far_inputs():
     cases = fresh.fresh_cases(0, 120)
+    assert {case.arguments["kernel"]["type"] for case in cases if "kernels" not in case.arguments} >= {
+        "feature", "sum", "constant_separable"}
     assert {case.algorithm for case in cases} == {"onorma", "monorma", "batch_ridge"}
     kernels = {case.arguments["kernel"]["type"] for case in cases if "kernel" in case.arguments}
     assert kernels == {"gaussian_separable", "linear_separable", "polynomial_separable", "constant_separable",
@@ -33,7 +39,7 @@ def test_fresh_cases_reach_every_algorithm_kernel_family_loss_and_far_inputs():
 
 def test_a_failure_is_shrunk_to_its_first_diverging_round_and_replays(tmp_path, capsys):
     mutant = MUTANTS["eta_next_index"]
-    case = next(case for case in fresh.fresh_cases(2, 40, ("onorma",)) if 10 <= len(case.X) <= 16)
+    case = next(case for case in fresh.fresh_cases(2, 40, Scope.full(("onorma",))) if 10 <= len(case.X) <= 16)
     outcome = judge(case, InProcessHost(mutant).call(case))
     assert outcome.status == "fail"
 
@@ -58,3 +64,46 @@ def test_the_cli_writes_a_shrunk_case_file_for_a_failing_fresh_case(tmp_path, ca
     output = capsys.readouterr().out
     files = sorted(tmp_path.glob("fresh-1-*-shrunk.json"))
     assert code == 1 and files and f"(replay: --replay {files[0]})" in output
+
+
+def _subsets(values):
+    return st.lists(st.sampled_from(values), min_size=1, unique=True)
+
+
+@st.composite
+def scopes(draw):
+    """Any declared scope: some algorithms, each with a non-empty subset of each of its axes."""
+    from proofs_check.conformance.scope import AXES
+    algorithms = draw(st.lists(st.sampled_from(list(AXES)), min_size=1, unique=True))
+    declared = {name: {axis: draw(_subsets(values)) for axis, values in AXES[name].items()} for name in algorithms}
+    for axes in declared.values():
+        if axes["kernels"] == ["sum"]:      # a sum needs a family for its terms (Scope.parse refuses it)
+            axes["kernels"].append(draw(st.sampled_from(AXES["onorma"]["kernels"][:-1])))
+        if "near" not in axes["inputs"] and "gaussian_separable" not in axes["kernels"]:
+            axes["kernels"].append("gaussian_separable")      # far inputs come with Gaussian kernels
+    return Scope.parse({"algorithms": declared}, "drawn scope")
+
+
+@settings(max_examples=40, deadline=None)
+@given(scope=scopes(), seed=st.integers(0, 2**31 - 1))
+def test_every_fresh_case_is_drawn_inside_the_declared_scope(scope, seed):
+    drawn = fresh.draw_cases(seed, 12, scope)
+    assert len(drawn) == 12
+    for long in (False, True):
+        for algorithm, case in drawn if not long else fresh.draw_cases(seed, 0, scope, long=1):
+            inside = Case(algorithm, case["id"], case["comment"], case["flags"], case["X"], case["Y"], case["arguments"],
+                          {})
+            assert scope.outside(inside) is None, (scope.text(), case["comment"])
+
+
+def test_long_fresh_cases_run_thousands_of_rounds_where_a_window_is_in_scope():
+    scope = Scope.full()
+    drawn = fresh.draw_cases(4, 0, scope, long=6)
+    assert all(algorithm == "onorma" and len(case["X"]) >= 1200 for algorithm, case in drawn)
+    assert {case["arguments"]["truncation"]["type"] for _, case in drawn} == {"window", "theorem2"}
+    untruncated = Scope.parse({"algorithms": {"onorma": {"truncations": ["none"]}}}, "test")
+    assert all(600 <= len(case["X"]) <= 900 and "truncation" not in case["arguments"]
+               for _, case in fresh.draw_cases(4, 0, untruncated, long=3))
+    assert traits(Case("onorma", "x", "", [], np.zeros((1, 1)), np.zeros((1, 1)),
+                       {"kernel": {"type": "sum", "terms": [{"weight": 1.0, "kernel": {"type": "feature"}}]},
+                        "loss": {"type": "squared"}}, {}))["kernels"] == {"sum", "feature"}

@@ -1,5 +1,5 @@
-"""The regimes (issue 9, item 1): each planted regime fault hides in the quick cases and is rejected by its
-regime, with the regime and the first diverging round named; ovk_fast passes every regime."""
+"""The regimes: each planted regime fault hides in the quick cases and is rejected by its regime, with the regime
+and the first diverging round named; ovk_fast passes every regime."""
 import pytest
 
 import ovk_fast
@@ -87,3 +87,14 @@ def test_stored_rounds_cover_every_block_boundary():
     for boundary in (64, 256, 512, 1024, 4096):
         assert {boundary - 1, boundary, boundary + 1} & set(range(1, 4097)) <= rounds
     assert list(stored_rounds(300)) == list(range(1, 301))
+
+
+def test_an_implementation_declaring_no_far_inputs_is_not_sent_them_and_its_uncentred_distance_passes():
+    """The scope's inputs axis: the uncentred distance cancels only far from the origin (the offset cases)."""
+    from types import SimpleNamespace
+    fault = CONFORMANCE_MUTANTS["gaussian_uncentred_distance"]
+    near = SimpleNamespace(onorma=fault.onorma, conformance_scope={"algorithms": {"onorma": {"inputs": ["near", "scaled"]}}})
+    cases = load_cases(("onorma",), ("far-inputs",), basic=False)
+    declared = run(near, ("onorma",), cases=cases, reruns=0)
+    assert declared.passed and [outcome.status for outcome in declared.outcomes] == ["skip", "skip", "pass", "pass"]
+    assert run(fault, ("onorma",), cases=cases, reruns=0).outcomes[1].status == "fail"

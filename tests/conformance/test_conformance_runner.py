@@ -9,7 +9,12 @@ import ovk_fast
 import ovk_ref
 from ovk_ref import tolerances
 from proofs_check import cli
-from proofs_check.conformance import VECTORS_VERSION, assert_conforms, parametrize_with_vectors, run
+from proofs_check.conformance import (
+    VECTORS_VERSION,
+    assert_conforms,
+    parametrize_with_vectors,
+    run,
+)
 from proofs_check.conformance.levels import LEVELS
 from proofs_check.mutants import MUTANTS
 
@@ -85,7 +90,8 @@ def test_cli_names_the_diverging_round_and_exits_1_for_a_planted_fault(capsys, t
     output = capsys.readouterr().out
     assert "FAIL  onorma      feature-d2-squared               [basic]" in output
     assert "first divergence: t=2 predictions" in output
-    assert "SKIP  monorma" in output
+    assert "declared scope (none declared): onorma (all); precision float64" in output
+    assert "SKIP  17 case(s) outside the declared scope" in output      # 9 MONORMA and 8 batch cases
 
 
 def test_cli_exits_0_for_ovk_fast_and_writes_the_json_report(tmp_path, capsys):

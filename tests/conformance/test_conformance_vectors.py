@@ -1,13 +1,20 @@
-"""The stored golden vectors: equal to a fresh generation, versioned, small, and covering what issue 4 lists."""
+"""The stored golden vectors: equal to a fresh generation, versioned, small, every row of a stream stored or
+recomputed from ovk_ref's checkpoints, covering every kernel, loss, truncation and edge stream."""
 import json
 
 import numpy as np
 
 import ovk_ref
-from proofs_check.conformance import generate, load_cases, run
-from proofs_check.conformance.regimes import REGIMES, stored_rounds
+from proofs_check.conformance import checkpoints, generate, load_cases, run
+from proofs_check.conformance.checkpoints import CHECKPOINT_EVERY
+from proofs_check.conformance.regimes import ALL_ROUNDS_UP_TO, REGIMES, stored_rounds
 from proofs_check.conformance.vectors import (
-    ALGORITHMS, VECTORS_DIR, VECTORS_VERSION, read_vector_file, regime_path, vector_path,
+    ALGORITHMS,
+    VECTORS_DIR,
+    VECTORS_VERSION,
+    read_vector_file,
+    regime_path,
+    vector_path,
 )
 
 
@@ -120,7 +127,47 @@ def test_ovk_ref_passes_a_regime_it_computes_in_a_second():
     assert report.passed and report.regimes == ["strong-shrink"]
 
 
-def test_long_streams_store_the_boundary_rounds_only():
-    case = next(case for case in load_cases(("onorma",), ("long-stream",)) if case.id == "onorma-t4096-gaussian-d2")
-    assert len(case.X) == 4096 and np.array_equal(case.rounds, stored_rounds(4096))
-    assert case.expected["predictions"].shape == (len(case.rounds), 2)
+def test_every_row_of_streams_up_to_5000_rounds_is_stored():
+    long = [case for case in load_cases(ALGORITHMS, tuple(REGIMES), basic=False) if case.algorithm != "batch_ridge"]
+    for case in long:
+        if len(case.X) <= ALL_ROUNDS_UP_TO:
+            assert case.rounds is None and case.checkpoints is None, case.name
+            assert all(len(values) == len(case.X) for values in case.expected.values()), case.name
+    assert max(len(case.X) for case in long if case.rounds is None) == 4096
+
+
+def _underflow_stream():
+    return next(case for case in load_cases(("onorma",), ("shrink-underflow",), basic=False))
+
+
+def test_the_140000_round_stream_stores_the_boundary_rounds_every_coefficient_and_checkpoints():
+    case = _underflow_stream()
+    assert len(case.X) == 140_000 and np.array_equal(case.rounds, stored_rounds(140_000))
+    assert case.expected["predictions"].shape == (len(case.rounds), 1)
+    assert case.expected["coefficients"].shape == (140_000, 1)          # final fields in full
+    assert [state["state"]["t"] for state in case.checkpoints] == list(
+        range(CHECKPOINT_EVERY, 140_000, CHECKPOINT_EVERY))
+
+
+def test_rows_recomputed_from_a_checkpoint_are_the_stored_rows_bit_for_bit():
+    """ovk_ref resumes exactly: the rows after a checkpoint are those of the uninterrupted run that the file stores."""
+    case = _underflow_stream()
+    stored = {int(t): i for i, t in enumerate(case.rounds)}
+    for index in (0, 250, len(case.checkpoints) - 1):
+        start = case.checkpoints[index]["state"]["t"]
+        rows = checkpoints.rows_after(case.checkpoints[index], case.X, case.Y)
+        overlap = [t for t in range(start + 1, start + 1 + len(rows["predictions"])) if t in stored]
+        assert overlap, start
+        for name, values in rows.items():
+            assert np.array_equal(values[[t - start - 1 for t in overlap]],
+                                  case.expected[name][[stored[t] for t in overlap]]), (start, name)
+
+
+def test_drawn_rows_change_with_the_seed_and_add_whole_segments():
+    case = _underflow_stream()
+    one, again, other = (checkpoints.with_drawn_rows(case, seed, 4) for seed in (1, 1, 2))
+    assert np.array_equal(one.rounds, again.rounds) and not np.array_equal(one.rounds, other.rounds)
+    added = np.setdiff1d(one.rounds, case.rounds)
+    assert 4 * CHECKPOINT_EVERY - len(case.rounds) < len(added) <= 4 * CHECKPOINT_EVERY
+    assert all(len(values) == len(one.rounds) for name, values in one.expected.items() if name != "coefficients")
+    assert checkpoints.with_drawn_rows(case, 1, 0) is case
