@@ -23,8 +23,9 @@ of 1e286 multiplies it, where ovk_ref's ``w s`` does not.
 
 Elsewhere ovk_ref's learner runs the round; so it does wherever ovk_fast's own numbers are not finite: a NaN or an
 infinity among a round's predictions, coefficients or norms makes its bound or its resolution NaN or infinite, and
-the comparisons below are written so that NaN fails them. (An unscaled coefficient ``new / scale`` overflows only
-where ``|new| > 1e208``, ``scale`` being at least RESCALE_BELOW: its round's bound, with ``A^2``, is then past LIMIT.)
+the comparisons below are written so that NaN fails them; the unscaled coefficients of a block, which no record
+shows (ONORMA's block solve multiplies the targets by ``eta_t / scale``: ``1e293 / 3e-16 = inf`` times a target 0
+is NaN where every coefficient is 0), are checked by ``finite_rounds``.
 """
 from __future__ import annotations
 
@@ -51,6 +52,11 @@ def _scalar_bound(scalar, reach: np.ndarray, p: int) -> np.ndarray:
     if isinstance(scalar, Polynomial):
         return np.maximum(1.0, inner + scalar.offset) ** scalar.degree
     return np.full_like(reach, scalar.c)                  # Constant
+
+
+def finite_rounds(values: np.ndarray) -> np.ndarray:
+    """Per round (the leading axis): every number of the round finite."""
+    return np.isfinite(values).reshape(len(values), -1).all(axis=1)
 
 
 def magnitude(values: np.ndarray) -> float:

@@ -19,7 +19,7 @@ from ovk_ref.records import MonormaRecord
 from ovk_fast import compiled
 from ovk_fast.divergence_watch import DivergenceWatch
 from ovk_fast.kernel_rows import KernelRowsStack, diagonal_blocks
-from ovk_fast.literal_range import LiteralBound, magnitude
+from ovk_fast.literal_range import LiteralBound, finite_rounds, magnitude
 from ovk_fast.literal_rounds import run_literally
 from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.onorma import BLOCK_ROUNDS, block_schedule
@@ -110,19 +110,22 @@ def _rounds(rows, old, diagonal, Y, c_t, scales, steps, weights, gamma, checked,
 
 def _first_unsafe(literal_bound, largest, start, records, gamma) -> int | None:
     """The first round of the block (0-based, in the stream) where ovk_fast's order may decide differently from
-    ovk_ref's whether the round is finite (``ovk_fast.literal_range``); None for none (as ``ovk_fast.onorma``'s).
+    ovk_ref's whether the round is finite (``ovk_fast.literal_range``), or whose unscaled coefficient is not finite;
+    None for none (as ``ovk_fast.onorma``'s).
     ``largest`` is the largest |new coefficient| before the block (a bound on every alpha_{i,t}: no truncation),
     ``gamma`` the gammas before the block."""
-    predictions, new_coefficients, _, gamma_record, _ = records
+    predictions, new_coefficients, block_beta, gamma_record, _ = records
     stop = start + len(predictions)
     block, rounds = slice(start, stop), np.arange(start, stop)
     coefficients = np.maximum(largest, magnitude(new_coefficients))
     norms = np.maximum(magnitude(gamma), magnitude(gamma_record))
-    if not literal_bound.unsafe(stop - 1, stop, coefficients, norms, np.min(literal_bound.target_resolution[block])):
+    if np.isfinite(magnitude(block_beta)) and not literal_bound.unsafe(stop - 1, stop, coefficients, norms,
+                                                                       np.min(literal_bound.target_resolution[block])):
         return None
     coefficients = np.maximum(largest, np.maximum.accumulate(np.max(np.abs(new_coefficients), axis=1)))
     norms = np.maximum(magnitude(gamma), np.maximum.accumulate(np.max(np.abs(gamma_record), axis=1)))
-    unsafe = literal_bound.unsafe(rounds, rounds + 1, coefficients, norms, literal_bound.resolution(rounds, predictions))
+    unsafe = ~finite_rounds(block_beta) | literal_bound.unsafe(rounds, rounds + 1, coefficients, norms,
+                                                                literal_bound.resolution(rounds, predictions))
     return start + int(np.argmax(unsafe)) if unsafe.any() else None
 
 

@@ -31,7 +31,7 @@ from ovk_ref.records import OnormaRecord
 from ovk_fast.batch import eigenvalue_groups
 from ovk_fast.divergence_watch import DivergenceWatch
 from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, diagonal_quadratic
-from ovk_fast.literal_range import LiteralBound, magnitude
+from ovk_fast.literal_range import LiteralBound, finite_rounds, magnitude
 from ovk_fast.literal_rounds import run_literally
 from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.precision import float64_only
@@ -176,30 +176,31 @@ class _Run:
             beta = self._rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
         norm2 = self.norm2
         self._norms(start, stop, c_t, scales, beta)
-        unsafe = self._first_unsafe(start, stop, norm2) if literal else None
+        unsafe = self._first_unsafe(start, stop, beta, norm2) if literal else None
         if unsafe is not None:
             return self._literal_rounds(start, unsafe, stop, scales, beta, norm2)
         self.ring.put(start, queries, beta)
         self.scale = float(scales[-1])
         return stop
 
-    def _first_unsafe(self, start, stop, norm2) -> int | None:
+    def _first_unsafe(self, start, stop, beta, norm2) -> int | None:
         """The first round of the block (0-based, in the stream) where ovk_fast's order may decide differently from
-        ovk_ref's whether the round is finite (``ovk_fast.literal_range``); None for none. One check for the whole
-        block first (the largest bound, coefficient and norm of the block's rounds, the smallest resolution its
-        targets allow), round by round only where it fails."""
+        ovk_ref's whether the round is finite (``ovk_fast.literal_range``), or whose unscaled coefficient ``beta``
+        is not finite; None for none. One check for the whole block first (the largest bound, coefficient and norm
+        of the block's rounds, the smallest resolution its targets allow), round by round only where it fails."""
         block, bound = slice(start, stop), self.literal_bound
         self.largest = np.maximum(self.largest, magnitude(self.new_coefficients[block]))   # NaN stays NaN
         norm = np.maximum(abs(norm2), magnitude(self.norms[block]))
-        if not bound.unsafe(stop - 1, len(self.ring.index), self.largest, norm, np.min(bound.target_resolution[block])):
+        if np.isfinite(magnitude(beta)) and not bound.unsafe(stop - 1, len(self.ring.index), self.largest, norm,
+                                                             np.min(bound.target_resolution[block])):
             return None
         filled = self.ring.filled()
         stored = np.max(np.abs(self.ring.beta[:filled]), initial=0.0)        # alpha_{i,start-1}, folded
         rounds = np.arange(start, stop)
         coefficients = np.maximum(stored, np.maximum.accumulate(np.max(np.abs(self.new_coefficients[block]), axis=1)))
         norms = np.maximum(abs(norm2), np.maximum.accumulate(np.abs(self.norms[block])))
-        unsafe = bound.unsafe(rounds, rounds - self.before[rounds] + 1, coefficients, norms,
-                              bound.resolution(rounds, self.predictions[block]))
+        unsafe = ~finite_rounds(beta) | bound.unsafe(rounds, rounds - self.before[rounds] + 1, coefficients, norms,
+                                                     bound.resolution(rounds, self.predictions[block]))
         return start + int(np.argmax(unsafe)) if unsafe.any() else None
 
     def _literal_rounds(self, start, first, stop, scales, beta, norm2) -> int:

@@ -8,14 +8,15 @@ the same operations otherwise, so near float64's limits one engine overflows or 
 (``ovk_fast.literal_rounds``). The property tests draw instances scaled towards the validation's limits: inputs,
 targets, output matrices, bandwidths, weights, offsets and ``lam``, ``eta`` from 1e-300 to 1e300 (``eta lam`` up
 to 1 - 2^-52), polynomial degrees up to 2000, divergence bounds, every r of the accepted range, and ovk_fast's
-block, tile and rescale settings; they assert the same ``diverged_at``, and where neither run diverges and the
-loss is smooth, the same records (at a kink of a non-smooth loss two computations of one prediction may pick
-different subgradients: an O(1) difference that is no error). Each disagreement the search found is pinned below
-(``PINNED``), with the engine's old behaviour planted back to show it caught.
+block, tile and rescale settings; they assert the same ``diverged_at`` (up to the first decision the reference
+takes on a number float64 does not resolve, a tie: ``first_tie``), and where neither run diverges and the loss is
+smooth, the same records (at a kink of a non-smooth loss two computations of one prediction may pick different
+subgradients: an O(1) difference that is no error). Each disagreement the search found is pinned below (``PINNED``),
+with the fix planted away to show it caught.
 """
 import importlib
 import warnings
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from unittest import mock
 
 import numpy as np
@@ -218,7 +219,7 @@ def first_tie(reference, X, Y, kernels, arguments) -> int | None:
     norm whose distance to the bound is within CONFORMANCE_RTOL of the size of its terms. Either engine's decision
     there is right: two float64 orders of one sum round differently, and ovk_fast does not reproduce ovk_ref's
     rounding (only its range: ``ovk_fast.literal_range``). Term sizes as ``term_scales``, round by round."""
-    n, d = reference.new_coefficients.shape
+    n = len(reference.new_coefficients)
     m, bound = len(kernels), arguments.get("divergence_bound")
     with np.errstate(over="ignore", invalid="ignore"):
         k = max(_scaled_norm(ovk_ref.as_kernel(kernel)(x, x), ord=2) for kernel in kernels for x in X)
@@ -305,9 +306,18 @@ PINNED = {
         "onorma", [[1e120]], [[1e-100]], [_separable(ovk_ref.Linear(), 1e100)], _STEP, 1),
     "ovk_ref's constant times B overflows": (
         "onorma", [[1.0]], [[1e-100]], [_separable(ovk_ref.Constant(1e200), 1e200)], _STEP, 1),
+    # target 0, so alpha_1 = 0 and ||f_1||^2 = 0; ovk_ref's K(x, x) = s B = 1e246 * 1e100 = inf, times 0 is NaN: the
+    # literal reference diverges at round 1 (the underflow check does not see it: every coefficient is 0)
+    "ovk_ref's kernel value overflows times a zero coefficient": (
+        "onorma", [[1e41]], [[0.0]], [_separable(ovk_ref.Polynomial(3, 0.0), 1e100)], _STEP, 1),
     # ovk_ref: w (s B) = 1e-300 (1e120 * 1e200 = inf); ovk_fast: s (w B) = 1e120 * 1e-100
     "ovk_ref's weighted term overflows before its weight": (
         "onorma", [[1e60]], [[1.0]], [ovk_ref.WeightedSum([(1e-300, _separable(ovk_ref.Linear(), 1e200))])], _STEP, 1),
+    # eta lam = 1 - 3e-16: the block solve's eta_1 / scale_1 = 1e293 / 3e-16 overflows, and times the target 0 is NaN in
+    # the unscaled coefficient beta_1, where alpha_1 = 0 (found by Hypothesis in the thorough profile)
+    "a step over a tiny scale times a zero target": (
+        "onorma", [[0.0], [0.0]], [[0.0], [0.0]], [_separable(ovk_ref.Gaussian(1.0), 1.0)],
+        {"lam": 1e-293, "eta": 9.999999999999997e+292}, None),
     # f_1(x_2) = w <x_2, x_1> alpha_1: ovk_ref's (w s) alpha = 1e162 * 5e-243; ovk_fast's (s alpha) w underflows to 0, and
     # the run that grows by 1e162 a round from there (overflowing at round 3) stayed 0 (huber with a huge delta is the
     # squared loss on the round-by-round path)
@@ -356,6 +366,17 @@ def _no_rounds(self, *arguments):
     return np.zeros(np.shape(arguments[0]), dtype=bool)
 
 
+@contextmanager
+def _beta_unchecked():
+    """``finite_rounds`` and ``magnitude`` of the unscaled coefficients planted to see every number finite."""
+    with ExitStack() as stack:
+        for name in ("onorma", "monorma"):
+            module = importlib.import_module(f"ovk_fast.{name}")
+            stack.enter_context(mock.patch.object(module, "finite_rounds", lambda values: np.ones(len(values), bool)))
+            stack.enter_context(mock.patch.object(module, "magnitude", lambda values: np.nan_to_num(magnitude(values))))
+        yield
+
+
 def _scalar_bound_without(kind):
     """``_scalar_bound`` with ``kind``'s bound planted as 1 (that family's values forgotten)."""
     original = literal_range._scalar_bound
@@ -390,9 +411,10 @@ _BEFORE = [name for name in PINNED if not name.startswith("polynomial degree")]
 #: planted fault -> (its context manager, the pinned cases it must fail)
 PLANTED = {
     "ovk_fast before: no literal rounds": (without_literal_rounds, _BEFORE),
-    # the underflow check also fails where the bound is infinite: the overflow check is the one for huge coefficients
+    # the underflow check also fails where the bound is infinite and a coefficient is not 0
     "no overflow check": (lambda: _patched(literal_range.LiteralBound, "overflow", _no_rounds),
-                          ["an unscaled coefficient overflows (ONORMA)"]),
+                          ["ovk_ref's kernel value overflows times a zero coefficient"]),
+    "the unscaled coefficients not checked": (_beta_unchecked, ["a step over a tiny scale times a zero target"]),
     "no underflow check": (lambda: _patched(literal_range.LiteralBound, "underflow", _no_rounds), _UNDERFLOWS),
     "the divergence bound left out of the resolution": (
         lambda: _patched(literal_range.LiteralBound, "__init__", _bounds_without_the_divergence_bound),
