@@ -6,6 +6,7 @@ inputs are applied tile by tile on ovk_fast's threads (``stored_rows.apply_rows`
 a round are applied together (``KernelRowsStack``); the gamma recursion (spec 6.2) and the delta update (6.3)
 act on all m kernels at once, in a loop of numpy calls (``_rounds``) or, for the squared loss and separable
 kernels where numba is installed, compiled (``ovk_fast.compiled``). No truncation (spec 6.5, E23), as in ovk_ref.
+Near float64's limits a block's rounds go to ovk_ref's learner (``ovk_fast.literal_range``, as in ``ovk_fast.onorma``).
 """
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from ovk_ref.records import MonormaRecord
 from ovk_fast import compiled
 from ovk_fast.divergence_watch import DivergenceWatch
 from ovk_fast.kernel_rows import KernelRowsStack, diagonal_blocks
+from ovk_fast.literal_range import LiteralBound, finite_rounds, magnitude
+from ovk_fast.literal_rounds import run_literally
 from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.onorma import BLOCK_ROUNDS, block_schedule
 from ovk_fast.precision import float64_only
@@ -45,6 +48,7 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
     watch = DivergenceWatch(checked)
     workspace = Workspace()     # the block's own rows: the same memory block after block
     operands = stream_operands(kernels, X)
+    literal_bound, largest = LiteralBound(kernels, X, Y, eta, checked.divergence_bound), 0.0
     with single_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         while start < n:
             beta[:start] *= scale
@@ -59,6 +63,7 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
             scale_list = scales.tolist()
             records = (predictions[start:stop], new_coefficients[start:stop], block_beta, gamma_record[start:stop],
                        weights_record[start:stop])
+            initial = weights, gamma
             if compiled.AVAILABLE and isinstance(loss, Squared) and rows.S is not None:
                 weights, gamma = weights.copy(), gamma.copy()       # updated in place
                 compiled.squared_rounds(rows.S, rows.B, old, diagonal, Y[start:stop], c_t,
@@ -68,6 +73,11 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
                 weights, gamma = _rounds(rows, old, diagonal, Y[start:stop], c_t.tolist(), scale_list, (-eta_t).tolist(),
                                          weights, gamma, checked, records)
             scale = scale_list[-1]
+            unsafe = _first_unsafe(literal_bound, largest, start, records, initial[1]) if watch.diverged_at is None else None
+            if unsafe is not None:      # ovk_ref's learner from there (ovk_fast.literal_rounds)
+                stop, weights, gamma = _literal_rounds(checked, X, Y, beta, start, unsafe, stop, scales, initial, records)
+                scale = 1.0
+            largest = np.maximum(largest, magnitude(new_coefficients[start:stop]))
             watch.rounds(start, stop, {"predictions": predictions, "new_coefficients": new_coefficients},
                          {"gamma": gamma_record})
             start = stop
@@ -97,3 +107,44 @@ def _rounds(rows, old, diagonal, Y, c_t, scales, steps, weights, gamma, checked,
         weights_record[b] = weights
     return weights, gamma
 
+
+def _first_unsafe(literal_bound, largest, start, records, gamma) -> int | None:
+    """The first round of the block (0-based, in the stream) where ovk_fast's order may decide differently from
+    ovk_ref's whether the round is finite (``ovk_fast.literal_range``), or whose unscaled coefficient is not finite;
+    None for none (as ``ovk_fast.onorma``'s).
+    ``largest`` is the largest |new coefficient| before the block (a bound on every alpha_{i,t}: no truncation),
+    ``gamma`` the gammas before the block."""
+    predictions, new_coefficients, block_beta, gamma_record, _ = records
+    stop = start + len(predictions)
+    block, rounds = slice(start, stop), np.arange(start, stop)
+    coefficients = np.maximum(largest, magnitude(new_coefficients))
+    norms = np.maximum(magnitude(gamma), magnitude(gamma_record))
+    if np.isfinite(magnitude(block_beta)) and not literal_bound.unsafe(stop - 1, stop, coefficients, norms,
+                                                                       np.min(literal_bound.target_resolution[block])):
+        return None
+    coefficients = np.maximum(largest, np.maximum.accumulate(np.max(np.abs(new_coefficients), axis=1)))
+    norms = np.maximum(magnitude(gamma), np.maximum.accumulate(np.max(np.abs(gamma_record), axis=1)))
+    unsafe = ~finite_rounds(block_beta) | literal_bound.unsafe(rounds, rounds + 1, coefficients, norms,
+                                                                literal_bound.resolution(rounds, predictions))
+    return start + int(np.argmax(unsafe)) if unsafe.any() else None
+
+
+def _literal_rounds(checked, X, Y, beta, start, first, stop, scales, initial, records):
+    """Rounds ``first..stop-1`` of the block starting at ``start`` run by ovk_ref's learner from the state after
+    round ``first - 1`` (``alpha_{i,first-1} = beta_i`` times the block's scale then), written into the block's
+    ``records``; ``beta[:end]`` then holds the coefficients with scale 1. Returns the first round not run ``end``,
+    and the weights and gammas after round ``end - 1``."""
+    predictions, new_coefficients, _, gamma_record, weights_record = records
+    previous = 1.0 if first == start else scales[first - 1 - start]
+    weights, gamma = initial if first == start else (weights_record[first - 1 - start], gamma_record[first - 1 - start])
+    state = {"centres": list(X[:first]), "alphas": list(previous * beta[:first]), "weights": weights.copy(),
+             "gamma": gamma.copy()}
+
+    def record(t, learner):
+        b = t - start
+        predictions[b], new_coefficients[b] = learner.last_prediction, learner.last_new_coefficient
+        gamma_record[b], weights_record[b] = learner.gamma, learner.weights
+
+    end, learner = run_literally(checked, state, X, Y, first, stop, record)
+    beta[:end] = learner.alphas
+    return end, np.array(learner.weights, dtype=float), np.array(learner.gamma, dtype=float)

@@ -13,6 +13,9 @@
   the terms of the block's earlier rounds: for the squared loss and a kernel ``k(x, z) B`` that is a
   triangular linear system, solved at once in B's eigenbasis; otherwise a loop over the rounds does only what
   depends on the previous round.
+* Near float64's limits, where this order of a round's operations could overflow or underflow where ovk_ref's does
+  not, or the reverse (``ovk_fast.literal_range``), the block's rounds from there are run by ovk_ref's own learner
+  (``ovk_fast.literal_rounds``): a run diverges where ovk_ref's literal operations do (``ovk_ref.divergence``).
 """
 from __future__ import annotations
 
@@ -28,6 +31,8 @@ from ovk_ref.records import OnormaRecord
 from ovk_fast.batch import eigenvalue_groups
 from ovk_fast.divergence_watch import DivergenceWatch
 from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, diagonal_quadratic
+from ovk_fast.literal_range import LiteralBound, finite_rounds, magnitude
+from ovk_fast.literal_rounds import run_literally
 from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread
@@ -104,7 +109,7 @@ def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision
     with single_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         start = 0
         while start < n:
-            stop = run.block(start, min(n, start + BLOCK_ROUNDS))
+            stop = run.block(start, min(n, start + BLOCK_ROUNDS), literal=watch.diverged_at is None)
             watch.rounds(start, stop, {"predictions": run.predictions, "new_coefficients": run.new_coefficients},
                          {"rkhs_norm2": run.norms})
             start = stop
@@ -120,6 +125,7 @@ class _Run:
     """State of one run: ``alpha_{i,t} = scale * ring.beta[slot of i]``, ``norm2 = ||f_t||^2``, and the records."""
 
     def __init__(self, checked: ONORMA, X, Y, lo):
+        self.checked = checked
         self.kernel, self.loss, self.lam, self.eta = checked.kernel, checked.loss, checked.lam, checked.eta
         self.X, self.Y, self.lo = X, Y, lo
         self.before = kept_before(lo)                 # support of f_{t-1} is [before[t], t)
@@ -127,6 +133,8 @@ class _Run:
         n, d = Y.shape
         capacity = int(np.max(np.arange(n) - self.before)) + 1   # support of f_{t-1} plus the new term
         self.ring = _Ring(capacity, X.shape[1], d, stream_operands([self.kernel], X))
+        self.literal_bound = LiteralBound([self.kernel], X, Y, checked.eta, checked.divergence_bound)
+        self.largest = 0.0      # the largest |alpha_{i,t}| so far: at most the largest |new coefficient|
         self.scale, self.norm2 = 1.0, 0.0
         self._eigen = None              # (Q, [(indices, eigenvalue), ...]) of B for _affine_rounds, once per run
         self.bandwidths = bandwidths([self.kernel])
@@ -143,13 +151,16 @@ class _Run:
         return apply_rows([self.kernel], self.X[rows.start:rows.stop], self.ring.X[:filled], self.ring.beta[:filled],
                           mask, operands)[0]
 
-    def block(self, start: int, stop: int) -> int:
-        """Rounds ``start..stop-1`` (0-based); returns the first round not run (earlier if ``scale`` gets small).
+    def block(self, start: int, stop: int, literal: bool = True) -> int:
+        """Rounds ``start..stop-1`` (0-based); returns the first round not run (earlier if ``scale`` gets small, or
+        after a divergent round run literally).
 
         Only steps 1-2 (prediction, new coefficient) depend on the previous round's result: ``_affine_rounds``
         solves them for the whole block where they are linear (squared loss, kernel ``k B``), ``_rounds`` loops
         over the rounds elsewhere. The step sizes and shrink factors do not depend on the data and are computed
-        first; the norm recursion (spec 6.2, 6.5), the records and the ring buffer follow."""
+        first; the norm recursion (spec 6.2, 6.5), the records and the ring buffer follow. With ``literal`` (no
+        divergence yet), the rounds from the first whose numbers could reach float64's limits
+        (``_first_unsafe``) are run by ovk_ref's learner (``_literal_rounds``)."""
         X, Y, before = self.X, self.Y, self.before
         self.ring.beta *= self.scale        # fold the scale: stored beta are alpha_{i,start-1} now
         eta_t, c_t, scales = block_schedule(self.eta, self.lam, start, stop)
@@ -163,10 +174,58 @@ class _Run:
         beta = self._affine_rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
         if beta is None:
             beta = self._rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
+        norm2 = self.norm2
         self._norms(start, stop, c_t, scales, beta)
+        unsafe = self._first_unsafe(start, stop, beta, norm2) if literal else None
+        if unsafe is not None:
+            return self._literal_rounds(start, unsafe, stop, scales, beta, norm2)
         self.ring.put(start, queries, beta)
         self.scale = float(scales[-1])
         return stop
+
+    def _first_unsafe(self, start, stop, beta, norm2) -> int | None:
+        """The first round of the block (0-based, in the stream) where ovk_fast's order may decide differently from
+        ovk_ref's whether the round is finite (``ovk_fast.literal_range``), or whose unscaled coefficient ``beta``
+        is not finite; None for none. One check for the whole block first (the largest bound, coefficient and norm
+        of the block's rounds, the smallest resolution its targets allow), round by round only where it fails."""
+        block, bound = slice(start, stop), self.literal_bound
+        self.largest = np.maximum(self.largest, magnitude(self.new_coefficients[block]))   # NaN stays NaN
+        norm = np.maximum(abs(norm2), magnitude(self.norms[block]))
+        if np.isfinite(magnitude(beta)) and not bound.unsafe(stop - 1, len(self.ring.index), self.largest, norm,
+                                                             np.min(bound.target_resolution[block])):
+            return None
+        filled = self.ring.filled()
+        stored = np.max(np.abs(self.ring.beta[:filled]), initial=0.0)        # alpha_{i,start-1}, folded
+        rounds = np.arange(start, stop)
+        coefficients = np.maximum(stored, np.maximum.accumulate(np.max(np.abs(self.new_coefficients[block]), axis=1)))
+        norms = np.maximum(abs(norm2), np.maximum.accumulate(np.abs(self.norms[block])))
+        unsafe = ~finite_rounds(beta) | bound.unsafe(rounds, rounds - self.before[rounds] + 1, coefficients, norms,
+                                                     bound.resolution(rounds, self.predictions[block]))
+        return start + int(np.argmax(unsafe)) if unsafe.any() else None
+
+    def _literal_rounds(self, start, first, stop, scales, beta, norm2) -> int:
+        """Rounds ``first..stop-1`` of the block starting at ``start`` run by ovk_ref's learner
+        (``ovk_fast.literal_rounds``) from the state after round ``first - 1`` (``alpha_{i,first-1} = beta_i``
+        times the block's scale then); returns the first round not run. The ring then holds every coefficient of
+        ``f`` at that round, with scale 1."""
+        ring, capacity = self.ring, len(self.ring.index)
+        previous = 1.0 if first == start else scales[first - 1 - start]
+        indices = np.arange(self.before[first], first)                      # the support of f_{first-1}
+        alphas = previous * np.where((indices >= start)[:, None], beta[np.maximum(indices - start, 0)],
+                                     ring.beta[indices % capacity])
+        state = {"centres": list(self.X[indices]), "alphas": list(alphas), "indices": (indices + 1).tolist(),
+                 "norm2": norm2 if first == start else float(self.norms[first - 1])}
+
+        def record(t, learner):
+            self.predictions[t], self.new_coefficients[t], self.norms[t] = (learner.last_prediction,
+                                                                              learner.last_new_coefficient, learner.norm2)
+
+        end, learner = run_literally(self.checked, state, self.X, self.Y, first, stop, record)
+        ring.put(start, self.X[start:end], np.zeros((end - start, self.Y.shape[1])))
+        if learner.alphas:
+            ring.beta[(np.array(learner.indices) - 1) % capacity] = learner.alphas
+        self.scale, self.norm2 = 1.0, float(learner.norm2)
+        return end
 
     def _rounds(self, rows, old, firsts, scales, steps, Y, records):
         """Steps 1-3 of the block's rounds one after the other (any loss, any kernel), written into ``records``

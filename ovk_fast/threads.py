@@ -21,6 +21,7 @@ import functools
 import os
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 from threadpoolctl import ThreadpoolController
 
 
@@ -53,7 +54,8 @@ def single_blas_thread():
 
 def map_in_order(function, items) -> list:
     """``[function(item) for item in items]``, computed on ovk_fast's threads (one contiguous run of the items
-    each) when there are several items."""
+    each) when there are several items. numpy's handling of floating-point errors is per thread: the items run
+    under the caller's (an engine ignores overflow and says divergence once, ``ovk_ref.divergence``)."""
     items = list(items)
     runs = min(THREADS, len(items))
     if runs < 2:
@@ -62,5 +64,10 @@ def map_in_order(function, items) -> list:
     if _pool is None or _pool[0] != os.getpid():
         _pool = (os.getpid(), ThreadPoolExecutor(THREADS, thread_name_prefix="ovk_fast"))
     bounds = [len(items) * i // runs for i in range(runs + 1)]
-    chunks = _pool[1].map(lambda i: [function(item) for item in items[bounds[i]:bounds[i + 1]]], range(runs))
-    return [result for chunk in chunks for result in chunk]
+    errors = np.geterr()
+
+    def run(i):
+        with np.errstate(**errors):
+            return [function(item) for item in items[bounds[i]:bounds[i + 1]]]
+
+    return [result for chunk in _pool[1].map(run, range(runs)) for result in chunk]

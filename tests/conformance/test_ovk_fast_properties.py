@@ -65,8 +65,8 @@ def term_scales(X, Y, kernels, reference, eta) -> dict:
     Round-off is relative to these terms, not to the result: ``||f||^2`` of a coefficient nearly orthogonal
     to ``K(x, x)`` is a difference of much larger terms. MONORMA multiplies every scale by its delta
     conditioning (below)."""
-    k = max(np.linalg.norm(ovk_ref.as_kernel(kernel)(x, x), ord=2) for kernel in kernels for x in X)
-    new = np.linalg.norm(reference.new_coefficients, axis=1)
+    k = max(_scaled_norm(ovk_ref.as_kernel(kernel)(x, x), ord=2) for kernel in kernels for x in X)
+    new = np.array([_scaled_norm(row) for row in reference.new_coefficients])
     A = np.sum(new)
     m = len(kernels)
     gradient = m * k * A + np.max(np.linalg.norm(Y, axis=1)) + 1
@@ -76,6 +76,15 @@ def term_scales(X, Y, kernels, reference, eta) -> dict:
         amplification = delta_conditioning(reference.gamma, new, k, A)
         scales = {name: amplification * scale for name, scale in scales.items()}
     return scales
+
+
+def _scaled_norm(values, ord=None) -> float:
+    """``np.linalg.norm(values, ord)`` computed on ``values / max|values|``: the squares of entries below 1e-154
+    underflow to 0 (a norm of 0 for [5e-205, -5e-205]), and of entries above 1e154 overflow."""
+    largest = float(np.max(np.abs(values), initial=0.0))
+    if not 0.0 < largest < np.inf:
+        return largest
+    return largest * float(np.linalg.norm(np.asarray(values) / largest, ord=ord))
 
 
 def delta_conditioning(gamma, new, k, A) -> float:
