@@ -548,10 +548,15 @@ def batch_instances(draw, structure: str, *, min_n: int = 2, max_n: int = 8):
     return _portable(kernel, X, Y, lam=lam, loss="squared", kappa2=kappa2)
 
 
-def delta_starts(m: int, r: float):
-    """The ``c`` of a uniform ``delta_0 = c 1`` (spec 6.3: every uniform start gives the same run): the paper's ``1/m``,
-    the normalised ``m^(-1/r)``, 1, or log-uniform in [1e-3, 1e3]."""
-    return st.one_of(st.sampled_from([1.0 / m, m ** (-1.0 / r), 1.0]), log_uniform(1e-3, 1e3))
+#: the named uniform starts ``delta_0 = c 1`` of MONORMA (spec 6.3, E21): the paper's 1/m and the normalised m^(-1/r)
+NAMED_DELTA_STARTS = ("1/m", "m^(-1/r)")
+
+
+@reused
+def delta_starts():
+    """The ``c`` of a uniform ``delta_0 = c 1`` (spec 6.3: every uniform start gives the same run): a name of
+    ``NAMED_DELTA_STARTS``, or a number log-uniform in [1e-3, 1e3]."""
+    return st.one_of(st.sampled_from(NAMED_DELTA_STARTS), log_uniform(1e-3, 1e3))
 
 
 @st.composite

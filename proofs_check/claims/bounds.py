@@ -253,7 +253,8 @@ def theorem1_per_round(instance, impl, precision=None):
 def _gradient_coefficients(trajectory, kernel, loss, lam, t: int) -> np.ndarray:
     """``G_t = K(., x_t) u_t + lam f_{t-1}`` as coefficients on ``x_1..x_t``, ``u_t`` the loss's gradient at ``f_{t-1}(x_t)``
     (spec 5.2: a subgradient of ``R_t`` at ``f_{t-1}``)."""
-    u = loss.gradient(trajectory.value(kernel, t - 1, trajectory.X[t - 1]), arithmetic.lift(trajectory.Y[t - 1], trajectory.value(kernel, t - 1, trajectory.X[t - 1])))
+    prediction = trajectory.value(kernel, t - 1, trajectory.X[t - 1])
+    u = loss.gradient(prediction, arithmetic.lift(trajectory.Y[t - 1], prediction))
     previous = trajectory.coefficients[t - 2] if t > 1 else np.zeros((0, len(u)))
     return np.concatenate([lam * arithmetic.lift(previous, u), u[None, :]])
 
@@ -334,7 +335,7 @@ def theorem2_dropped_norm(instance, impl, precision=None):
     removed = removed_norms(instance, trajectory, precision)
     n = len(trajectory.X)
     etas = common.step_sizes(instance, n, precision)
-    products = np.concatenate([etas[:1] * 0 + 1, common.shrink_products(instance, n, precision)])   # prod_{k<=t}, t = 0..n
+    shrink = 1 - etas * instance["lam"]
     lam_U = instance["lam"] * common.U(instance, precision)
     worst, margins, dropped_any = None, [], False
     for t in range(1, n + 1):
@@ -342,7 +343,7 @@ def theorem2_dropped_norm(instance, impl, precision=None):
         if not dropped:
             margins.append(float("inf"))
             continue
-        bound = lam_U * sum(etas[i - 1] * products[t] / products[i] for i in dropped)   # P_{i,t} = P_{0,t} / P_{0,i}
+        bound = lam_U * sum(etas[i - 1] * np.prod(shrink[i:t]) for i in dropped)   # P_{i,t} = prod_{k=i+1}^t (1 - eta_k lam)
         margins.append(float((bound - removed[t - 1]) / bound))
         dropped_any = dropped_any or common.resolved(float(removed[t - 1]))
         if worst is None or margins[-1] < worst.relative_margin:

@@ -260,8 +260,13 @@ def _uniform_start_instances(draw):
     """A MONORMA instance (m >= 2 kernels) with a uniform start ``delta_0 = c 1`` (``strategies.delta_starts``) and a scale
     ``s`` of ``delta_{t-1}`` (log-uniform in [1e-3, 1e3])."""
     instance = draw(strategies.monorma_instances(min_m=2, min_n=2, among=LEARNING_LOSSES))
-    return {**instance, "delta0": draw(strategies.delta_starts(len(instance["kernels"]), instance["r"])),
-            "scale": draw(strategies.log_uniform(1e-3, 1e3))}
+    return {**instance, "delta0": draw(strategies.delta_starts()), "scale": draw(strategies.log_uniform(1e-3, 1e3))}
+
+
+def start_value(instance) -> float:
+    """The ``c`` of the instance's ``delta_0 = c 1``: a number, ``1/m`` or ``m^(-1/r)``."""
+    m, c = len(instance["kernels"]), instance["delta0"]
+    return {"1/m": 1.0 / m, "m^(-1/r)": m ** (-1.0 / instance["r"])}.get(c, c) if isinstance(c, str) else float(c)
 
 
 def run_from(instance, delta0: float) -> dict:
@@ -284,7 +289,7 @@ def run_from(instance, delta0: float) -> dict:
              "only through w at round 1; the update at every round is also compared with itself at s delta_{t-1}")
 def delta_homogeneous(instance, impl=None, precision=None):
     paper = run_from(instance, 1.0 / len(instance["kernels"]))
-    other = run_from(instance, instance["delta0"])
+    other = run_from(instance, start_value(instance))
     rounds = updated_rounds(paper)
     after = [t - 1 for t in range(1, len(paper["weights"]) + 1) if rounds and t >= rounds[0]]   # delta_0 kept before
     m = len(instance["kernels"])

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from proofs_check.claims.monorma import run_from, updated_rounds
+from proofs_check.claims.monorma import run_from, start_value, updated_rounds
 from proofs_check.proofs.chain import Chain, Step, identity
 
 
 def _homogeneity(instance, impl) -> list:
     m = len(instance["kernels"])
-    paper, other = run_from(instance, 1.0 / m), run_from(instance, instance["delta0"])
+    paper, other = run_from(instance, 1.0 / m), run_from(instance, start_value(instance))
     rounds = updated_rounds(paper)
     comparisons = [identity("first_prediction", float(np.max(np.abs(other["predictions"][0]))), 0.0, 1.0, 1)]
     for t in range(1, len(paper["weights"]) + 1):
