@@ -32,10 +32,12 @@ from proofs_check.claims import CLAIMS
 from proofs_check.claims.monorma_guarantees import norm_factor2
 from proofs_check.runner import evaluate, sample
 
-#: the bound claims: Propositions 1-2, Theorems 1-2 and MONORMA's factor bounds
+#: the bound claims: Propositions 1-2 (also from f_0 != 0, and Prop. 2(iv) corrected), Theorems 1-2 and their proofs'
+#: steps (C19's descent and sum bound, C20's dropped part), MONORMA's factor bounds
 BOUND_CLAIMS = ("prop1.i", "prop1.ii", "prop2.i", "prop2.iii", "thm1.predictor", "thm1.sharpened", "thm1.post_update",
                 "thm1.per_round", "thm2.any_truncation", "thm2.certificate", "monorma.norm_prop1_factor",
-                "monorma.norm_prop2_factor")
+                "monorma.norm_prop2_factor", "prop1.ii_from_f0", "prop2.i_from_f0", "prop2.iv_tight", "thm1.descent",
+                "thm1.phi_sum", "thm2.dropped_norm")
 #: instances drawn per claim, starts kept, and objective evaluations per start
 DRAWS, STARTS, EVALUATIONS = 120, 8, 400
 #: the ranges the maps keep a field in (the strategies' ranges)
@@ -226,6 +228,13 @@ BEST_CONSTANTS = {
     "thm2.certificate": (None, "a function of (rho, epsilon) alone: the search's maximum over its box"),
     "monorma.norm_prop1_factor": (1.0, "attained at every t (step (u): ||u_t|| = C)"),
     "monorma.norm_prop2_factor": (1.0, "attained at every t (step (c): sum_j delta_j = m^(1-1/r) for copies)"),
+    "prop1.ii_from_f0": (1.0, "attained at every t (f_0 = b K(., x*) v, the subgradient -C v every round)"),
+    "prop2.i_from_f0": (1.0, ("approached, not attained: ||f_1|| / bound = |1 - rho (1 + 2/c)| from ||f_0|| = C_y/kappa "
+                              "against the target, lam = c kappa^2, tends to 1 as rho -> 0, and as rho -> 1 at c = 2")),
+    "prop2.iv_tight": (1.0, "attained (one point at the top of K(x, x), y = C_y v; docs/bounds.md)"),
+    "thm1.descent": (1.0, "attained at every t (G_t along K(., x*) v: ||G_t(x*)|| = kappa ||G_t||)"),
+    "thm1.phi_sum": (None, "not derived"),
+    "thm2.dropped_norm": (1.0, "attained at every drop (one point at the top of K(x, x), the subgradient -C v every round)"),
 }
 
 

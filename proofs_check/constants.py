@@ -143,3 +143,14 @@ def paper_kappa2(kernel, p_: int) -> mpmath.mpf:
 def exact_mpf(value) -> mpmath.mpf:
     with mpmath.workdps(DIGITS):
         return mpmath.mpf(value)
+
+
+def phi(n: int, rho) -> mpmath.mpf:
+    """``Phi(n, rho) = (1/rho - 1)/2 + 4 sum_{t<n} c_t^+ + 2 rho sum_{t<=n} t^(-1/2) + 2 rho^2 H_n`` with ``c_t = (sqrt(t+1) -
+    sqrt(t))/(2 rho) - 1/2``: the post-update proof of Theorem 1 bounds ``sum_t [R_t(f_t) - R_t(g)]`` by ``lam U^2 Phi``
+    (spec C19); at DIGITS digits, a float ``rho`` read as the exact binary rational it is."""
+    with mpmath.workdps(DIGITS):
+        rho = rho if isinstance(rho, mpmath.mpf) else mpmath.mpf(exact(rho).p) / exact(rho).q
+        positive = mpmath.fsum(max((mpmath.sqrt(t + 1) - mpmath.sqrt(t)) / (2 * rho) - mpmath.mpf(1) / 2, 0) for t in range(1, n))
+        return ((1 / rho - 1) / 2 + 4 * positive + 2 * rho * mpmath.fsum(1 / mpmath.sqrt(t) for t in range(1, n + 1))
+                + 2 * rho**2 * mpmath.fsum(mpmath.mpf(1) / t for t in range(1, n + 1)))

@@ -467,6 +467,98 @@ def tight_onorma_instances(draw, regime: str, *, feature_only: bool = False, min
                      C_y=C_y, truncation=None)
 
 
+#: the Lipschitz losses (Hyp. 2) that are functions of ``z - y``: ONORMA from ``f_0`` is then ONORMA from 0 on shifted
+#: targets plus the shrunk ``f_0`` (``claims.common.warm_trajectory``); the classification losses are not
+SHIFT_INVARIANT_LIPSCHITZ = ("norm", "huber", "epsilon_insensitive")
+#: ``||f_0||`` as a fraction of the bound it must respect: the bound itself, or in [1/2, 1] (a start that the
+#: ``f_0 = 0`` bound says nothing about)
+START_FRACTIONS = (0.5, 1.0)
+
+
+@reused
+def start_fractions():
+    return st.one_of(st.just(START_FRACTIONS[1]), floats(*START_FRACTIONS, **FLOATS))
+
+
+def _with_start(instance: dict, centres, coefficients, fraction: float) -> dict:
+    return {**instance, "f0": {"X": np.asarray(centres, dtype=float).tolist(), "A": np.asarray(coefficients, dtype=float).tolist(),
+                               "fraction": fraction}}
+
+
+@st.composite
+def warm_onorma_instances(draw, regime: str, *, max_terms: int = 3, **options):
+    """An ONORMA instance of ``onorma_instances(regime, **options)`` (no truncation) with a start ``f_0 = sum_j K(., z_j)
+    b_j`` (spec C10, C12 with ``f_0 != 0``): the field ``f0`` holds the centres ``z_j`` (in the box), the direction
+    ``b_j`` and ``fraction``, the claim scales ``b`` so that ``||f_0|| = fraction * bound`` (U of Prop. 1, C_y / kappa
+    of Prop. 2). Under ``hyp2`` the losses are those of ``SHIFT_INVARIANT_LIPSCHITZ``. The direction has a norm
+    above round-off (a kernel that vanishes at the centres is drawn again)."""
+    among = SHIFT_INVARIANT_LIPSCHITZ if regime == "hyp2" else None
+    instance = draw(onorma_instances(regime, among=among, **options))
+    k = draw(integers(1, max_terms))
+    centres = draw(not_all_zero(unit_interval_arrays((k, instance["p"])), first_row=True))
+    coefficients = draw(not_all_zero(bounded_arrays((k, instance["d"]))))
+    # a direction whose norm is round-off of its terms (a kernel that vanishes at the centres) is drawn again
+    assume(float(ovk_ref.rkhs_norm2(instance["kernel"], centres, coefficients)) > TINY * instance["kappa2"] * np.sum(coefficients**2))
+    return _with_start(instance, centres, coefficients, draw(start_fractions()))
+
+
+@st.composite
+def tight_warm_onorma_instances(draw, regime: str, **options):
+    """``tight_onorma_instances(regime)`` started from ``f_0 = b K(., x*) v`` (``f0`` as ``warm_onorma_instances``).
+
+    * ``hyp2``: ``b > 0``: every new term ``eta_t C K(., x*) v`` points along ``f_0``, so ``||f_t|| = P_{0,t} ||f_0|| +
+      (1 - P_{0,t}) U`` exactly (C10 from ``f_0 != 0`` attained at every t);
+    * ``hyp3``: ``lam = c kappa^2`` with ``c = 2`` (E17) or in [2, 4], ``b < 0`` against the targets ``C_y v`` (the last
+      one reversed, ``tight_onorma_instances(reversal=True)``): at ``||f_0|| = C_y / kappa`` the first step gives ``||f_1|| =
+      |1 - rho (1 + 2 / c)| C_y / kappa``, which tends to the bound as ``rho -> 0``, and as ``rho -> 1`` at ``c = 2``."""
+    instance = draw(tight_onorma_instances(regime, reversal=regime == "hyp3", **options))
+    x, y = np.asarray(instance["X"][0]), np.asarray(instance["Y"][0])
+    if regime == "hyp3":
+        rho, lam = instance["eta"] * instance["lam"], instance["kappa2"] * draw(st.one_of(st.just(2.0), log_uniform(2.0, 4.0)))
+        instance = {**instance, "lam": lam, "eta": rho / lam}
+        y = -y
+    return _with_start(instance, [x], [y / np.linalg.norm(y)], draw(start_fractions()))
+
+
+@st.composite
+def tight_truncated_onorma_instances(draw, regime: str, **options):
+    """``tight_onorma_instances(regime)`` truncated to a window ``s`` in [1, n - 1] (spec 5.1 step 4): one term dropped
+    per round from round ``s + 1`` on, each of norm ``kappa ||alpha_{i,t}||`` (the point is at the top of ``K(x, x)``)."""
+    instance = draw(tight_onorma_instances(regime, **options))
+    return {**instance, "truncation": {"window": draw(integers(1, len(instance["X"]) - 1))}}
+
+
+#: the kernel structures of spec 7.2-7.3 a batch instance is drawn with
+BATCH_STRUCTURES = ("separable", "linear_quadratic")
+
+
+@st.composite
+def batch_instances(draw, structure: str, *, min_n: int = 2, max_n: int = 8):
+    """A batch ridge problem (spec 7.1) with a kernel of ``structure``: ``separable`` (``k B``, spec 7.2) or
+    ``linear_quadratic`` (the paper's non-separable kernel, spec 7.3); ``lam = c kappa^2`` with ``c`` log-uniform in
+    [1e-3, 1e2], so that ``G + t lam I`` has a condition number below ``1 + 1/c`` (the solves agree to round-off)."""
+    if structure not in BATCH_STRUCTURES:
+        raise ValueError(f"structure must be one of {BATCH_STRUCTURES}, got {structure!r}")
+    d, p = draw(dimensions), draw(dimensions)
+    kernel = draw(separable_kernels(d) if structure == "separable" else linear_quadratic_kernels(d))
+    kappa2 = float(constants.kappa2(kernel, p))
+    assume(KAPPA2_RANGE[0] <= kappa2 <= KAPPA2_RANGE[1])
+    X, Y = draw(streams(p, d, min_n=min_n, max_n=max_n, nonzero=True))
+    lam = kappa2 * draw(log_uniform(1e-3, 1e2))
+    return _portable(kernel, X, Y, lam=lam, loss="squared", kappa2=kappa2)
+
+
+#: the named uniform starts ``delta_0 = c 1`` of MONORMA (spec 6.3, E21): the paper's 1/m and the normalised m^(-1/r)
+NAMED_DELTA_STARTS = ("1/m", "m^(-1/r)")
+
+
+@reused
+def delta_starts():
+    """The ``c`` of a uniform ``delta_0 = c 1`` (spec 6.3: every uniform start gives the same run): a name of
+    ``NAMED_DELTA_STARTS``, or a number log-uniform in [1e-3, 1e3]."""
+    return st.one_of(st.sampled_from(NAMED_DELTA_STARTS), log_uniform(1e-3, 1e3))
+
+
 @st.composite
 def monorma_instances(draw, *, max_n: int = 8, min_n: int = 1, max_m: int = 3, min_m: int = 1, copies: bool = False,
                       hyp2: bool = False, extreme: bool = False, among: tuple | None = None):

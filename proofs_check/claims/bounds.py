@@ -6,12 +6,14 @@ term (``a/sqrt(n) + b/n`` and its variants), so they read as the fraction of the
 """
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 import sympy as sp
 from hypothesis import strategies as st
 
 import ovk_ref
 from ovk_ref import arithmetic, tolerances
+from ovk_ref.arithmetic import Arithmetic
 from proofs_check import comparators, constants, strategies
 from proofs_check.claims import common
 from proofs_check.claims.base import Outcome, claim
@@ -89,19 +91,45 @@ def prop2_iv_u(instance, impl=None, precision=None):
                    informative=common.resolved(norms), observed=max(norms), bound=bound)
 
 
+#: Prop. 2(iv) corrected and tight (docs/bounds.md): ``||f_n|| <= kappa C_y / (kappa^2 + lam)`` when ``lam >= kappa^2``
+PROP2_IV_TIGHT = constants.kappa * constants.C_y / (constants.kappa2_ + constants.lam)
+
+
+@claim("prop2.iv_tight", statement="||f_n|| <= kappa C_y / (kappa^2 + lam) for the batch minimiser f_n of every prefix (attained)",
+       reference="Prop. 2(iv) corrected; spec C14, E18", hypotheses="Hyp. 1, 3 (the bound needs only lam >= kappa^2)", expected="holds",
+       instances=st.one_of(strategies.onorma_instances("hyp3", extreme=True), strategies.tight_onorma_instances("hyp3", min_n=2, max_n=3)),
+       informative="f_n != 0; margin relative to the bound",
+       notes="f_n = T*(T T* + lam)^(-1) y~ with T f = (f(x_i))_i / sqrt(n), ||T|| <= kappa and ||y~||^2 = (1/n) sum ||y_i||^2 <= C_y^2, so "
+             "||f_n|| <= max_{0 <= sigma <= kappa} sigma / (sigma^2 + lam) C_y = kappa C_y / (kappa^2 + lam), since sigma / (sigma^2 "
+             "+ lam) increases on [0, sqrt(lam)] and kappa^2 <= lam (symbolic.PROOFS['prop2_iv_tight_monotone']); equality for "
+             "one point x with ||K(x, x)||_op = kappa^2 (repeated) and y_i = C_y v, v the top eigenvector of K(x, x) "
+             "(docs/bounds.md). Smaller than C_y / (2 kappa) <= U, and than 2 C_y / lam exactly when lam (kappa - 2) <= 2 kappa^2")
+def prop2_iv_tight(instance, impl=None, precision=None):
+    bound = constant(PROP2_IV_TIGHT, instance, precision)
+    norms = [_comparator(instance, n, precision).norm for n in range(1, len(instance["X"]) + 1)]
+    worst = max(range(len(norms)), key=lambda index: float(norms[index]))
+    return Outcome(margin=float(bound - norms[worst]), scale=float(bound), quantities={"n": worst + 1, "max_norm": float(norms[worst]),
+                                                                                        "bound": float(bound)},
+                   informative=common.resolved([float(norm) for norm in norms]), observed=float(norms[worst]), bound=float(bound))
+
+
 def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, truncation_term=False) -> Outcome:
-    """``LHS_n <= R_reg(f_n, n) + excess(n)`` (+ the C20 truncation term) for every prefix n; worst prefix."""
+    """``LHS_n <= R_reg(f_n, n) + excess(n)`` (+ the C20 truncation term) for every prefix n; worst prefix. ``excess`` is
+    an expression of proofs_check.constants, or a function of ``U, lam, eta, n`` (and ``precision``)."""
     trajectory = common.trajectory(impl, instance, precision)
     K = common.kernel(instance)
     risks = list(common.regularised_risks(K, instance["loss"], trajectory, instance["lam"], post_update=post_update))
-    removed = _removed_norms(instance, trajectory) if truncation_term else None
+    removed = removed_norms(instance, trajectory) if truncation_term else None
     u = U(instance, precision)
     worst, excess_needed, margins = None, False, []
     for n in range(1, len(risks) + 1):
         lhs = sum(risks[:n]) / n
         comparator = _comparator(instance, n, precision)
         values = {"U": u, "lam": instance["lam"], "eta": instance["eta"], "n": n}
-        slack = constants.evaluate(excess, **values) if precision else constants.value(excess, **values)
+        if callable(excess):
+            slack = excess(precision=precision, **values)
+        else:
+            slack = constants.evaluate(excess, **values) if precision else constants.value(excess, **values)
         extra = 2 * float(u) / n * float(np.sum(removed[:n] / common.step_sizes(instance, n))) if truncation_term else 0.0
         margin = comparator.lower + slack + extra - lhs
         # the excess term is needed at prefix n: the online average exceeds min R_reg by more than round-off
@@ -120,20 +148,24 @@ def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, tr
     return worst
 
 
-def _removed_norms(instance, trajectory) -> np.ndarray:
-    """``||Delta_t||_H``: the part of ``c_t f_{t-1} + K(., x_t) alpha_{t,t}`` that truncation removed at round t."""
+def removed_norms(instance, trajectory, precision=None) -> np.ndarray:
+    """``||Delta_t||_H``: the part of ``c_t f_{t-1} + K(., x_t) alpha_{t,t}`` that truncation removed at round t (float64,
+    or mpf at ``precision``)."""
     K = common.kernel(instance)
     n = len(trajectory.X)
-    shrink = 1 - common.step_sizes(instance, n) * instance["lam"]
+    shrink = 1 - common.step_sizes(instance, n, precision) * instance["lam"]
+    num = Arithmetic(precision)
     norms = []
-    for t in range(1, n + 1):
-        untruncated = np.zeros((t, trajectory.Y.shape[1]))
-        if t > 1:
-            untruncated[: t - 1] = shrink[t - 1] * np.asarray(trajectory.coefficients[t - 2], dtype=float)
-        untruncated[t - 1] = np.asarray(trajectory.record["new_coefficients"][t - 1], dtype=float)
-        delta = untruncated - np.asarray(trajectory.coefficients[t - 1], dtype=float)
-        norms.append(np.sqrt(max(float(ovk_ref.rkhs_norm2(K, trajectory.X[:t], delta)), 0.0)))
-    return np.array(norms)
+    with num.context():
+        for t in range(1, n + 1):
+            untruncated = num.zeros((t, trajectory.Y.shape[1]))
+            if t > 1:
+                untruncated[: t - 1] = shrink[t - 1] * arithmetic.lift(trajectory.coefficients[t - 2], untruncated)
+            untruncated[t - 1] = arithmetic.lift(trajectory.record["new_coefficients"][t - 1], untruncated)
+            delta = untruncated - arithmetic.lift(trajectory.coefficients[t - 1], untruncated)
+            norm2 = ovk_ref.rkhs_norm2(K, trajectory.X[:t], delta)
+            norms.append(arithmetic.sqrt(max(norm2, 0 * norm2)))
+    return np.array(norms, dtype=object if precision else float)
 
 
 @claim("thm1.predictor", statement="(1/n) sum_t R_inst(f_{t-1}, x_t, y_t) <= R_reg(f_n, n) + a/sqrt(n) + b/n for every n",
@@ -155,6 +187,25 @@ def theorem1_sharpened(instance, impl, precision=None):
        expected="holds", instances=theorem_instances(), uses=("onorma",), informative=THEOREM_INFORMATIVE)
 def theorem1_post_update(instance, impl, precision=None):
     return _theorem_outcome(instance, impl, precision, excess=constants.THEOREM1_EXCESS, post_update=True)
+
+
+def _phi_excess(*, U, lam, eta, n, precision=None):
+    """``lam U^2 Phi(n, rho) / n`` (spec C19, ``constants.phi``), rho = eta lam exactly."""
+    rho = constants.evaluate(constants.eta * constants.lam, eta=eta, lam=lam)
+    with mpmath.workdps(constants.DIGITS):
+        value = constants.exact_mpf(lam) * mpmath.mpf(U) ** 2 * constants.phi(n, rho) / n
+    return value if precision else float(value)
+
+
+@claim("thm1.phi_sum", statement="sum_{t<=n} [R_t(f_t) - R_t(f_n)] <= lam U^2 Phi(n, rho) for every n (Phi of spec C19, Psi - Phi >= 9/4)",
+       reference="Thm. 1 post-update proof under Hyp. 2; spec C19", hypotheses="Hyp. 1-2 (feature kernel, for the certified comparator), no truncation",
+       expected="holds", instances=st.one_of(strategies.onorma_instances("hyp2", feature_only=True, max_n=8, min_n=2),
+                                             strategies.tight_onorma_instances("hyp2", feature_only=True, max_n=6)),
+       uses=("onorma",), informative=THEOREM_INFORMATIVE.replace("the excess term", "lam U^2 Phi(n, rho) / n"),
+       notes="the sharper form of thm1.post_update that its proof gives (the theorem's side is lam U^2 Psi, Psi = (4 rho + 2/rho) "
+             "sqrt(n) + 1/(2 rho)); Psi - Phi >= 9/4 is symbolic.PROOFS['psi_minus_phi']")
+def theorem1_phi_sum(instance, impl, precision=None):
+    return _theorem_outcome(instance, impl, precision, excess=_phi_excess, post_update=True)
 
 
 def _first_update_moves(instance) -> bool:
@@ -199,6 +250,52 @@ def theorem1_per_round(instance, impl, precision=None):
     return worst
 
 
+def _gradient_coefficients(trajectory, kernel, loss, lam, t: int) -> np.ndarray:
+    """``G_t = K(., x_t) u_t + lam f_{t-1}`` as coefficients on ``x_1..x_t``, ``u_t`` the loss's gradient at ``f_{t-1}(x_t)``
+    (spec 5.2: a subgradient of ``R_t`` at ``f_{t-1}``)."""
+    prediction = trajectory.value(kernel, t - 1, trajectory.X[t - 1])
+    u = loss.gradient(prediction, arithmetic.lift(trajectory.Y[t - 1], prediction))
+    previous = trajectory.coefficients[t - 2] if t > 1 else np.zeros((0, len(u)))
+    return np.concatenate([lam * arithmetic.lift(previous, u), u[None, :]])
+
+
+@claim("thm1.descent", statement="R_t(f_t) <= R_t(f_{t-1}) - eta_t (1 - eta_t (kappa^2 + lam)/2) ||G_t||^2 <= R_t(f_{t-1}) every round, "
+       "G_t = K(., x_t) u_t + lam f_{t-1}",
+       reference="Thm. 1 post-update proof under Hyp. 3, the descent step; spec C19", expected="holds",
+       hypotheses="Hyp. 1, 3 (squared loss, lam >= 2 kappa^2, so that eta_t (kappa^2 + lam) < 3/2), no truncation",
+       instances=st.one_of(strategies.onorma_instances("hyp3", min_n=2), strategies.tight_onorma_instances("hyp3", max_n=4)), uses=("onorma",),
+       informative="a round t >= 2 with f_{t-1} != 0 and G_t != 0; margin relative to eta_t ||G_t||^2 (the first-order decrease)",
+       notes="R_t is quadratic with Hessian K(., x_t) K(x_t, .) + lam I, whose norm is at most kappa^2 + lam: R_t(f - eta G) = R_t(f) "
+             "- eta ||G||^2 + (eta^2/2)(||G(x_t)||^2 + lam ||G||^2) (symbolic.PROOFS['descent_expansion']) and ||G(x_t)|| <= "
+             "kappa ||G||; attained when G_t lies along K(., x*) v (one point at the top of K(x, x), targets along v)")
+def theorem1_descent(instance, impl, precision=None):
+    trajectory = common.trajectory(impl, instance, precision)
+    K, loss, lam = common.kernel(instance), ovk_ref.as_loss(instance["loss"]), instance["lam"]
+    n = len(trajectory.X)
+    etas = common.step_sizes(instance, n, precision)
+    L = common.constant(constants.kappa2_ + constants.lam, instance, precision)
+    after = common.regularised_risks(K, loss, trajectory, lam, post_update=True)
+    before = common.regularised_risks(K, loss, trajectory, lam, post_update=False)
+    worst, margins, moved = None, [], False
+    for t in range(1, n + 1):
+        gradient2 = ovk_ref.rkhs_norm2(K, trajectory.X[:t], _gradient_coefficients(trajectory, K, loss, lam, t))
+        eta_t = etas[t - 1]
+        decrease = eta_t * gradient2
+        bound = before[t - 1] - eta_t * (1 - eta_t * L / 2) * gradient2
+        margin = float(bound - after[t - 1])
+        scale = float(decrease) if float(decrease) > 0 else 1.0
+        margins.append(margin / scale)
+        moved = moved or (t >= 2 and common.resolved(float(gradient2), order=2) and common.resolved(float(trajectory.norm(K, t - 1))))
+        if worst is None or margin / scale < worst.relative_margin:
+            worst = Outcome(margin=margin, scale=scale, magnitude=float(abs(before[t - 1]) + abs(after[t - 1]) + decrease),
+                            tie=tolerances.PSD_EIGENVALUE, quantities={"round": t, "R_t(f_t)": float(after[t - 1]),
+                                                                       "R_t(f_{t-1})": float(before[t - 1]), "||G_t||^2": float(gradient2)},
+                            observed=float(after[t - 1]), bound=float(bound))
+    worst.informative = moved
+    worst.settled = common.settled(margins)
+    return worst
+
+
 @claim("thm1.squared_without_lam", statement="Theorem 1 for the squared loss also holds without lam > 2 kappa^2",
        reference="Thm. 1, Hyp. 3(iii); spec C22, E19", hypotheses="Hyp. 1, 3(i)-(ii) only: lam < 2 kappa^2 (breaks Hyp. 3(iii))",
        expected="false", instances=strategies.onorma_instances("hyp3_without_lam", max_n=8), uses=("onorma",),
@@ -216,6 +313,49 @@ def theorem1_without_lam(instance, impl, precision=None):
        expected="holds", instances=theorem_instances(truncation=True), uses=("onorma",), informative=THEOREM_INFORMATIVE)
 def theorem2_any_truncation(instance, impl, precision=None):
     return _theorem_outcome(instance, impl, precision, excess=constants.SHARPENED_EXCESS, truncation_term=True)
+
+
+def _truncates(instance) -> bool:
+    return any(common.dropped_indices(instance, t) for t in range(1, len(instance["X"]) + 1))
+
+
+@claim("thm2.dropped_norm", statement="when truncation drops the term i at round t: ||Delta_t|| <= kappa ||alpha_{i,t}|| <= lam U eta_i P_{i,t}",
+       reference="Thm. 2 (the a-priori bound on the dropped part); spec C20, C21",
+       hypotheses="Hyp. 1 and (Hyp. 2 or 3), any truncation schedule", expected="holds",
+       instances=st.one_of(strategies.onorma_instances("hyp2", truncation=True, min_n=2).filter(_truncates),
+                           strategies.onorma_instances("hyp3", truncation=True, min_n=2).filter(_truncates),
+                           strategies.tight_truncated_onorma_instances("hyp2", max_n=4)), uses=("onorma",),
+       informative="a round that drops a term with a non-zero coefficient; margin relative to lam U sum_i eta_i P_{i,t} over the "
+                   "dropped i (one per round for a window and for Theorem 2's schedule)",
+       notes="||K(., x) a|| <= kappa ||a||, alpha_{i,t} = alpha_{i,i} P_{i,t} and ||alpha_{i,i}|| <= eta_i C (Hyp. 2: kappa C = lam U) "
+             "or 2 eta_i C_y (Hyp. 3: 2 kappa C_y <= lam U); attained at every drop by one point at the top of K(x, x) with the "
+             "subgradient -C v every round (strategies.tight_truncated_onorma_instances)")
+def theorem2_dropped_norm(instance, impl, precision=None):
+    trajectory = common.trajectory(impl, instance, precision)
+    removed = removed_norms(instance, trajectory, precision)
+    n = len(trajectory.X)
+    etas = common.step_sizes(instance, n, precision)
+    shrink = 1 - etas * instance["lam"]
+    lam_U = instance["lam"] * common.U(instance, precision)
+    worst, margins, dropped_any = None, [], False
+    for t in range(1, n + 1):
+        dropped = common.dropped_indices(instance, t)
+        if not dropped:
+            margins.append(float("inf"))
+            continue
+        bound = lam_U * sum(etas[i - 1] * np.prod(shrink[i:t]) for i in dropped)   # P_{i,t} = prod_{k=i+1}^t (1 - eta_k lam)
+        margins.append(float((bound - removed[t - 1]) / bound))
+        dropped_any = dropped_any or common.resolved(float(removed[t - 1]))
+        if worst is None or margins[-1] < worst.relative_margin:
+            worst = Outcome(margin=float(bound - removed[t - 1]), scale=float(bound), tie=tolerances.PSD_EIGENVALUE,
+                            quantities={"round": t, "dropped": list(dropped), "norm_Delta": float(removed[t - 1]), "bound": float(bound)},
+                            observed=float(removed[t - 1]), bound=float(bound))
+    if worst is None:
+        return Outcome(margin=1.0, quantities={"dropped": []}, informative=False)
+    worst.informative = dropped_any
+    settled = common.settled(margins)
+    worst.settled = settled if settled is not None and np.isfinite(settled) else None
+    return worst
 
 
 @claim("thm2.exists_t0", statement="with Theorem 2's schedule, LHS_n <= R_reg(f_n, n) + a2/sqrt(n) + b/n for every n",

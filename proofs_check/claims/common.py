@@ -46,6 +46,16 @@ def window(instance, t: int) -> int:
     return t if truncation is None else (truncation if isinstance(truncation, int) else truncation(t))
 
 
+def cut(instance, t: int) -> int:
+    """``t - s_t``: the terms ``i <= t - s_t`` are dropped after round t (0 for t = 0; spec 5.1 step 4)."""
+    return 0 if t == 0 else t - min(t, window(instance, t))
+
+
+def dropped_indices(instance, t: int) -> range:
+    """The indices ``i`` truncation drops at round t: ``(t - 1) - s_{t-1} < i <= t - s_t``."""
+    return range(cut(instance, t - 1) + 1, cut(instance, t) + 1)
+
+
 def step_sizes(instance, n: int, precision=None) -> np.ndarray:
     """``eta_t = eta / sqrt(t)`` for t = 1..n (spec 1), float64 or mpf at ``precision`` digits."""
     num = Arithmetic(precision)
@@ -182,3 +192,52 @@ def settled(margins) -> float | None:
     None when there are fewer rounds (``Outcome.settled``)."""
     later = [float(margin) for margin in list(margins)[SETTLED_ROUND - 1:]]
     return min(later, key=lambda margin: (not math.isnan(margin), margin)) if later else None
+
+
+@dataclass
+class WarmTrajectory:
+    """ONORMA started from ``f_0 = sum_j K(., z_j) b_j`` instead of 0 (spec C10, C12 with ``f_0 != 0``), for a loss of
+    ``z - y`` (every regression loss of spec 4): by induction on t, ``f_t = P_{0,t} f_0 + g_t``, where ``g_t`` is
+    ONORMA from 0 on the targets ``y_t - P_{0,t-1} f_0(x_t)`` (``P_{0,t} = prod_{k<=t} (1 - eta_k lam)``, spec 5.2: the
+    update is affine in ``f``, and the gradient at ``f_{t-1}(x_t) = P_{0,t-1} f_0(x_t) + g_{t-1}(x_t)`` depends on
+    ``f_{t-1}(x_t) - y_t`` only). So the implementation under test runs the stream (``trajectory``) and this adds
+    ``f_0``: ``centres``, ``start`` are ``f_0``'s ``z_j`` and scaled ``b_j``, ``products`` the ``P_{0,t}`` (t = 0..n),
+    ``shift`` the ``P_{0,t-1} f_0(x_t)``. The shifted targets reach the implementation as float64, so the run is
+    exactly ONORMA from ``f_0`` on the targets ``shifted + shift``, within one rounding of the drawn ``y_t``."""
+
+    run: Trajectory
+    centres: np.ndarray
+    start: np.ndarray
+    products: np.ndarray
+    shift: np.ndarray
+
+    def norm(self, kernel, t: int):
+        """``||f_t||_H`` from the Gram matrix of ``z_1..z_k, x_1..x_t`` (spec 2.3)."""
+        centres = np.vstack([self.centres, self.run.X[:t]])
+        coefficients = self.products[t] * self.start
+        if t:
+            coefficients = np.concatenate([coefficients, arithmetic.lift(self.run.coefficients[t - 1], coefficients)])
+        norm2 = ovk_ref.rkhs_norm2(kernel, centres, coefficients)
+        return arithmetic.sqrt(max(norm2, 0 * norm2))
+
+    def predictions(self) -> np.ndarray:
+        """``p_t = f_{t-1}(x_t) = g_{t-1}(x_t) + P_{0,t-1} f_0(x_t)``, t = 1..n."""
+        return arithmetic.lift(self.run.record["predictions"], self.shift) + self.shift
+
+
+def warm_trajectory(impl, instance, bound, precision=None) -> WarmTrajectory:
+    """``impl.onorma`` started from the instance's ``f0`` (centres ``X``, direction ``A``), scaled to ``||f_0|| =
+    fraction * bound`` (``bound`` a float, or an mpf at ``precision``)."""
+    kernel = as_kernel(instance["kernel"])
+    X, Y = arrays(instance)
+    num = Arithmetic(precision)
+    with num.context():
+        centres = np.asarray(instance["f0"]["X"], dtype=float).reshape(-1, instance["p"])
+        direction = num.array(np.asarray(instance["f0"]["A"], dtype=float))
+        length = arithmetic.sqrt(ovk_ref.rkhs_norm2(kernel, centres, direction))
+        start = direction * (num.scalar(instance["f0"]["fraction"]) * bound / length)
+        products = np.concatenate([num.array(np.ones(1)), shrink_products(instance, len(X), precision)])
+        shift = products[:-1, None] * ovk_ref.evaluate(kernel, centres, start, X)
+        shifted = np.asarray(arithmetic.lift(Y, shift) - shift, dtype=float)
+    run = trajectory(impl, {**instance, "Y": shifted.tolist()}, precision)
+    return WarmTrajectory(run=run, centres=centres, start=start, products=products, shift=shift)

@@ -25,7 +25,7 @@ def run_monorma(impl, instance, precision=None) -> dict:
             ("predictions", "weights", "gamma", "coefficients", "new_coefficients", "kernel_evaluations")}
 
 
-def _updated_rounds(record, above: float = 0.0) -> list:
+def updated_rounds(record, above: float = 0.0) -> list:
     """Rounds t (1-based) whose delta update is not the all-zero case: some ``w_j = (delta^j_{t-1})^2 gamma^j_t > 0``
     (``> above``: ``IDENTITY_ATOL ** 2`` for an update that is more than round-off)."""
     m = record["weights"].shape[1]
@@ -92,7 +92,7 @@ def gamma(instance, impl, precision=None):
        informative="m >= 2 kernels and a delta update that happened (some w_j > 0)")
 def delta_normalised(instance, impl, precision=None):
     record = run_monorma(impl, instance, precision)
-    rounds = _updated_rounds(record)
+    rounds = updated_rounds(record)
     if not rounds:
         return Outcome(margin=tolerances.DELTA_NORMALISATION, scale=tolerances.DELTA_NORMALISATION,
                        quantities={"updated_rounds": 0}, informative=False)
@@ -102,7 +102,7 @@ def delta_normalised(instance, impl, precision=None):
     negative = float(-np.min(weights))
     margin = min(tolerances.DELTA_NORMALISATION - error, -negative if negative > 0 else tolerances.DELTA_NORMALISATION)
     return Outcome(margin=margin, scale=tolerances.DELTA_NORMALISATION, quantities={"max_error": error, "updated_rounds": len(rounds)},
-                   informative=len(instance["kernels"]) >= 2 and bool(_updated_rounds(record, tolerances.IDENTITY_ATOL**2)),
+                   informative=len(instance["kernels"]) >= 2 and bool(updated_rounds(record, tolerances.IDENTITY_ATOL**2)),
                    observed=error, bound=tolerances.DELTA_NORMALISATION)
 
 
@@ -144,11 +144,11 @@ def _onorma_identity(instance, record, kernel, delta: float) -> Outcome:
     on every updated round (spec 6.4)."""
     X, Y = common.arrays(instance)
     predictions = explicit.onorma_predictions(kernel, ovk_ref.as_loss(instance["loss"]), X, Y, instance["lam"], instance["eta"])
-    rounds = _updated_rounds(record)
+    rounds = updated_rounds(record)
     weights = record["weights"][[t - 1 for t in rounds]].ravel()
     outcome = close(np.concatenate([record["predictions"].ravel(), weights]),
                     np.concatenate([predictions.ravel(), np.full(weights.shape, delta)]))
-    outcome.informative = bool(_updated_rounds(record, tolerances.IDENTITY_ATOL**2)) and common.resolved(predictions)
+    outcome.informative = bool(updated_rounds(record, tolerances.IDENTITY_ATOL**2)) and common.resolved(predictions)
     return outcome
 
 
@@ -253,3 +253,53 @@ def exponents_literal(instance, impl=None, precision=None):
     error = abs(float(np.sum(delta**r)) - 1)
     return Outcome(margin=tolerances.DELTA_NORMALISATION - error, scale=tolerances.DELTA_NORMALISATION,
                    quantities={"sum_delta_r": float(np.sum(delta**r))}, observed=error, bound=tolerances.DELTA_NORMALISATION)
+
+
+@st.composite
+def _uniform_start_instances(draw):
+    """A MONORMA instance (m >= 2 kernels) with a uniform start ``delta_0 = c 1`` (``strategies.delta_starts``) and a scale
+    ``s`` of ``delta_{t-1}`` (log-uniform in [1e-3, 1e3])."""
+    instance = draw(strategies.monorma_instances(min_m=2, min_n=2, among=LEARNING_LOSSES))
+    return {**instance, "delta0": draw(strategies.delta_starts()), "scale": draw(strategies.log_uniform(1e-3, 1e3))}
+
+
+def start_value(instance) -> float:
+    """The ``c`` of the instance's ``delta_0 = c 1``: a number, ``1/m`` or ``m^(-1/r)``."""
+    m, c = len(instance["kernels"]), instance["delta0"]
+    return {"1/m": 1.0 / m, "m^(-1/r)": m ** (-1.0 / instance["r"])}.get(c, c) if isinstance(c, str) else float(c)
+
+
+def run_from(instance, delta0: float) -> dict:
+    """ovk_ref's MONORMA learner started from ``delta_0 = delta0 1`` (the interface of ``monorma`` fixes ``1/m``)."""
+    X, Y = common.arrays(instance)
+    learner = ovk_ref.MONORMA(instance["kernels"], lam=instance["lam"], eta=instance["eta"], r=instance["r"], loss=instance["loss"])
+    learner.weights = np.full(len(instance["kernels"]), float(delta0))
+    record = ovk_ref.run_monorma(learner, X, Y)
+    return {name: np.asarray(record[name], dtype=float) for name in ("predictions", "weights", "gamma", "new_coefficients")}
+
+
+@claim("monorma.delta_homogeneous", statement="the delta update is invariant under delta_{t-1} -> s delta_{t-1}, so any uniform "
+       "delta_0 (1/m, m^(-1/r), 1, ...) gives the same run from t = 1 on",
+       reference="Alg. 2 step 3, E21; spec 6.3, C16", hypotheses="any kernels, r > 0, a uniform delta_0 = c 1", expected="holds",
+       instances=_uniform_start_instances(),
+       informative="m >= 2, two rounds or more and a delta update that happened (some w_j > 0); ovk_ref's learner started "
+                   "from delta_0 = c 1 (the monorma interface fixes 1/m)",
+       notes="w_j = (delta^j_{t-1})^2 gamma^j_t scales by s^2 and delta^j_t = w_j^(1/(r+1)) / (sum_k w_k^(r/(r+1)))^(1/r) is "
+             "homogeneous of degree 0 in w (symbolic.PROOFS['monorma_delta_homogeneous']); f_0 = 0, so delta_0 enters "
+             "only through w at round 1; the update at every round is also compared with itself at s delta_{t-1}")
+def delta_homogeneous(instance, impl=None, precision=None):
+    paper = run_from(instance, 1.0 / len(instance["kernels"]))
+    other = run_from(instance, start_value(instance))
+    rounds = updated_rounds(paper)
+    after = [t - 1 for t in range(1, len(paper["weights"]) + 1) if rounds and t >= rounds[0]]   # delta_0 kept before
+    m = len(instance["kernels"])
+    previous = np.vstack([np.full((1, m), 1.0 / m), paper["weights"][:-1]])
+    learner = ovk_ref.MONORMA(instance["kernels"], lam=instance["lam"], eta=instance["eta"], r=instance["r"], loss=instance["loss"])
+    scaled = [learner.next_weights((instance["scale"] * previous[t - 1]) ** 2 * np.maximum(paper["gamma"][t - 1], 0))
+              for t in rounds]
+    outcome = close(np.concatenate([other["predictions"].ravel(), other["new_coefficients"].ravel(), other["weights"][after].ravel(),
+                                    np.ravel(scaled)]),
+                    np.concatenate([paper["predictions"].ravel(), paper["new_coefficients"].ravel(), paper["weights"][after].ravel(),
+                                    paper["weights"][[t - 1 for t in rounds]].ravel()]), rounds=len(rounds))
+    outcome.informative = m >= 2 and len(paper["weights"]) >= 2 and bool(updated_rounds(paper, tolerances.IDENTITY_ATOL**2))
+    return outcome

@@ -263,3 +263,48 @@ def prop2_iii(instance, impl, precision=None):
                                                         "round": int(np.argmin([float(m) for m in per_round])) + 1},
                    informative=common.resolved(record["predictions"]), observed=float(ratio), bound=1.0,
                    settled=common.settled(per_round))
+
+
+#: what makes an instance of a bound from ``f_0 != 0`` informative
+WARM_INFORMATIVE = ("||f_0|| >= bound / 2 (a start the f_0 = 0 bound says nothing about) and a round whose new coefficient "
+                    "is non-zero; margin 1 - ||f_t|| / bound_t at the tightest round")
+
+
+def _warm_outcome(instance, impl, precision, bound, sharpened: bool) -> Outcome:
+    """``||f_t|| <= bound_t`` for t = 0..n from ``f_0 != 0``: ``bound_t = P_{0,t} ||f_0|| + (1 - P_{0,t}) bound``
+    (``sharpened``) or ``bound``; norms from the Gram matrix (``common.warm_trajectory``)."""
+    warm = common.warm_trajectory(impl, instance, bound, precision)
+    K = common.kernel(instance)
+    n = len(warm.run.X)
+    norms = [warm.norm(K, t) for t in range(n + 1)]
+    bounds = [warm.products[t] * norms[0] + (1 - warm.products[t]) * bound if sharpened else bound for t in range(n + 1)]
+    # rounds t >= 1 (||f_0|| <= bound is the hypothesis): margin relative to the bound of the round
+    margins = [float((bounds[t] - norms[t]) / bounds[t]) for t in range(1, n + 1)]
+    worst = int(np.argmin(margins)) + 1
+    # the bound goes through ||K(., x) a|| <= kappa ||a||: K is PSD only up to PSD_EIGENVALUE for a drawn float B
+    return Outcome(margin=float(bounds[worst] - norms[worst]), scale=float(bounds[worst]), tie=tolerances.PSD_EIGENVALUE,
+                   quantities={"round": worst, "norm": float(norms[worst]), "bound": float(bounds[worst]),
+                               "norm_f0": float(norms[0])},
+                   informative=float(norms[0]) >= float(bound) / 2 and common.resolved(warm.run.record["new_coefficients"]),
+                   observed=float(norms[worst]), bound=float(bounds[worst]), settled=common.settled(margins))
+
+
+@claim("prop1.ii_from_f0", statement="||f_0|| <= U implies ||f_t|| <= P_{0,t} ||f_0|| + (1 - P_{0,t}) U <= U = C kappa / lam for every t",
+       reference="Prop. 1(ii); spec C10", hypotheses="Hyp. 1-2, a loss of z - y (norm, Huber, epsilon-insensitive), f_0 != 0, no truncation",
+       expected="holds", instances=st.one_of(strategies.warm_onorma_instances("hyp2", min_n=2), strategies.tight_warm_onorma_instances("hyp2", max_n=4)),
+       uses=("onorma",), informative=WARM_INFORMATIVE,
+       notes="the paper's induction ||f_t|| <= (1 - eta_t lam)||f_{t-1}|| + eta_t kappa C solved with b_0 = ||f_0||; attained at "
+             "every t by f_0 = b K(., x*) v with the subgradient -C v every round (strategies.tight_warm_onorma_instances)")
+def prop1_ii_from_f0(instance, impl, precision=None):
+    return _warm_outcome(instance, impl, precision, common.U(instance, precision), sharpened=True)
+
+
+@claim("prop2.i_from_f0", statement="||f_0|| <= C_y / kappa implies ||f_t|| <= C_y / kappa for every t",
+       reference="Prop. 2(i); spec C12, E17", hypotheses="Hyp. 1, 3 (squared loss, ||y_t|| <= C_y, lam >= 2 kappa^2), f_0 != 0, no truncation",
+       expected="holds", instances=st.one_of(strategies.warm_onorma_instances("hyp3", min_n=2), strategies.tight_warm_onorma_instances("hyp3", max_n=4)),
+       uses=("onorma",), informative=WARM_INFORMATIVE,
+       notes="the paper's induction from ||f_0|| <= C_y/kappa; not attained (the first-order change of ||f||^2 at the bound is "
+             "-2 eta_t (lam ||f||^2 + ||f(x_t)||^2 - <f(x_t), y_t>) < 0), approached as rho -> 0 from ||f_0|| = C_y/kappa")
+def prop2_i_from_f0(instance, impl, precision=None):
+    return _warm_outcome(instance, impl, precision, common.constant(constants.C_y / constants.kappa, instance, precision),
+                         sharpened=False)

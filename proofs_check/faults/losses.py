@@ -21,6 +21,12 @@ def _squared_gradient_flipped(original):
     return gradient
 
 
+def _squared_gradient_without_half(original):
+    def gradient(self, z, y):
+        return 2 * (z - y)
+    return gradient
+
+
 def _norm_gradient_unnormalised(original):
     def gradient(self, z, y):
         return z - y
@@ -69,6 +75,8 @@ LOSS_FAULTS = [
           (Patch(losses.Squared, "value", _squared_without_half),)),
     Fault("squared_gradient_sign_flipped", "loss", "gradient y - z: the derivative taken with respect to y",
           (Patch(losses.Squared, "gradient", _squared_gradient_flipped),)),
+    Fault("squared_gradient_without_half", "loss", "gradient 2 (z - y): the derivative of ||z - y||^2, the 1/2 of spec 4's loss "
+          "left out of the step (its value kept)", (Patch(losses.Squared, "gradient", _squared_gradient_without_half),)),
     Fault("norm_gradient_unnormalised", "loss", "subgradient z - y of ||z - y||: the division by ||z - y|| left out",
           (Patch(losses.Norm, "gradient", _norm_gradient_unnormalised),)),
     Fault("huber_linear_piece_without_half", "loss", "delta ||r|| - delta^2 on the linear piece: the 1/2 of delta^2/2 lost",

@@ -12,7 +12,7 @@ import functools
 import importlib
 
 #: the modules that define chains (each a ``CHAINS`` list), one per proof or family of proofs
-CHAIN_MODULES = ("onorma_norms", "batch_norms", "theorems", "eta_star", "monorma_bounds")
+CHAIN_MODULES = ("onorma_norms", "batch_norms", "theorems", "eta_star", "monorma_bounds", "monorma_weights", "batch_solution")
 
 
 @functools.cache

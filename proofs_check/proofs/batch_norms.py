@@ -6,6 +6,9 @@
   true only for ``lam <= 4`` (refuted by sympy: ``symbolic.PROOFS["prop2_iv_hence"]``).
 * ``prop2.iv_U`` (the repair Theorem 1 uses): the same first steps, then ``C_y/sqrt(lam) <= C_y/(sqrt2 kappa) <= U``
   under ``lam >= 2 kappa^2``.
+* ``prop2.iv_tight`` (the tight corrected bound, docs/bounds.md): in the eigenbasis of ``G``, ``||f_n||^2`` is a mean of
+  ``sigma^2 / (sigma^2 + lam)^2`` over the spectrum of ``G / n``, which lies in ``[0, kappa^2]``, where that function
+  increases (``kappa^2 <= lam``): ``||f_n|| <= kappa C_y / (kappa^2 + lam)``.
 * ``prop1.iii`` (the paper's proof): minimality against ``(1 - eps) f_n``, the Lipschitz bound on the loss change and
   ``||f_n(x)|| <= kappa ||f_n||``; the coefficient of ``eps`` gives ``lam ||f_n|| <= C kappa`` (at ``EPSILON``).
 """
@@ -101,6 +104,30 @@ def _variational(instance, impl) -> list:
     return comparisons
 
 
+def _spectral(instance, impl) -> list:
+    """Prop. 2(iv) corrected (spec C14'): ``G = sum_k s_k u_k u_k^T``, ``c = (G + n lam I)^(-1) y``, so ``||f_n||^2 = c^T G c
+    = sum_k sigma_k^2 p_k / (sigma_k^2 + lam)^2`` with ``sigma_k^2 = s_k / n`` and ``p_k = (u_k^T y)^2 / n``."""
+    X, Y = common.arrays(instance)
+    kernel, lam, C_y, kappa2 = common.kernel(instance), instance["lam"], instance["C_y"], float(instance["kappa2"])
+    bound = math.sqrt(kappa2) * C_y / (kappa2 + lam)
+    comparisons = []
+    for n in range(1, len(X) + 1):
+        G = kernel.gram(X[:n])
+        y = Y[:n].ravel()
+        c = np.asarray(ovk_ref.batch_ridge(X[:n], Y[:n], instance["kernel"], lam=lam), dtype=float).ravel()
+        s, vectors = np.linalg.eigh((G + G.T) / 2)
+        sigma2, projections = np.maximum(s, 0.0) / n, (vectors.T @ y) ** 2 / n
+        terms = sigma2 * projections / (sigma2 + lam) ** 2
+        norm2 = max(float(c @ G @ c), 0.0)
+        comparisons += [identity("spectral", norm2, terms.sum(), float(np.abs(c) @ np.abs(G) @ np.abs(c)), n),
+                        inequality("top_eigenvalue", sigma2.max(), kappa2, n),
+                        inequality("hypothesis3", kappa2, lam, n),
+                        inequality("monotone", float(np.max(sigma2 / (sigma2 + lam) ** 2)), kappa2 / (kappa2 + lam) ** 2, n),
+                        inequality("targets", projections.sum(), C_y**2, n),
+                        inequality("conclusion", math.sqrt(norm2), bound, n)]
+    return comparisons
+
+
 CHAINS = [
     Chain("prop2.iv", "Prop. 2(iv), the paper's proof", FIRST_STEPS + (
         Step("hence", "C_y / sqrt(lam) <= 2 C_y / lam", "the paper's 'Hence': true only for lam <= 4 (symbolic.PROOFS['prop2_iv_hence'])",
@@ -110,6 +137,16 @@ CHAINS = [
         Step("hypothesis3", "C_y / sqrt(lam) <= C_y / (sqrt2 kappa)", "lam >= 2 kappa^2 (Hyp. 3(iii))", symbolic="prop2_iv_hypothesis3"),
         Step("within_U", "C_y / (sqrt2 kappa) <= U = max(C_y/kappa, 2 C_y/lam)", "sqrt2 > 1"),
         Step("conclusion", "||f_n|| <= U", "the steps above, chained")), _repaired, "Prop. 2(iv); spec C14"),
+    Chain("prop2.iv_tight", "Prop. 2(iv) corrected and tight: the spectral proof (spec C14', docs/bounds.md)", (
+        Step("spectral", "||f_n||^2 = sum_k sigma_k^2 p_k / (sigma_k^2 + lam)^2, sigma_k^2 = s_k/n, p_k = (u_k^T y)^2/n",
+             "c = (G + n lam I)^(-1) y and ||f_n||^2 = c^T G c in the eigenbasis G = sum_k s_k u_k u_k^T (spec 7.1)"),
+        Step("top_eigenvalue", "sigma_k^2 <= kappa^2", "s_max = max_{||f|| = 1} sum_i ||f(x_i)||^2 <= n kappa^2 (Hyp. 1)"),
+        Step("hypothesis3", "kappa^2 <= lam", "Hyp. 3(iii): lam >= 2 kappa^2"),
+        Step("monotone", "sigma^2 / (sigma^2 + lam)^2 <= kappa^2 / (kappa^2 + lam)^2", "increasing in sigma^2 on [0, lam]",
+             symbolic="prop2_iv_tight_monotone"),
+        Step("targets", "sum_k p_k = (1/n) sum_i ||y_i||^2 <= C_y^2", "u_k orthonormal, ||y_i|| <= C_y (Hyp. 3(ii))"),
+        Step("conclusion", "||f_n|| <= kappa C_y / (kappa^2 + lam)", "the steps above, chained")), _spectral,
+          "Prop. 2(iv) corrected; spec C14, E18"),
     Chain("prop1.iii", "Prop. 1(iii), the paper's proof (at eps = 0.01, the certified minimiser)", (
         Step("minimality", "0 <= R_reg((1 - eps) f_n, n) - R_reg(f_n, n)", "f_n minimises R_reg(., n)"),
         Step("lipschitz", "(1/n) sum_i [l((1-eps) f_n(x_i)) - l(f_n(x_i))] <= C eps max_i ||f_n(x_i)||", "Hyp. 2"),

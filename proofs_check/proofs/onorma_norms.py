@@ -6,6 +6,8 @@
   ``||alpha_{i,i}||`` and the telescoping sum ``sum_{i<=t} eta_i lam P_{i,t} = 1 - P_{0,t}``. Under Hyp. 3 the bound
   on ``||u_t|| = ||p_t - y_t||`` comes from the bound at round t - 1 (Prop. 2(ii)-(iii), E16's induction order).
 * ``prop2.iii``: (i) at t - 1 gives (iii) at t.
+* ``prop1.ii_from_f0``, ``prop2.i_from_f0`` (spec C10, C12 from ``f_0 != 0``, no truncation): the paper's inductions
+  ``||f_t|| <= (1 - eta_t lam)||f_{t-1}|| + kappa ||alpha_{t,t}||``, from ``||f_0||``.
 * ``prop2.i_without_lam``: the paper's induction for Prop. 2(i), ``||f_t|| <= (1 - eta_t lam)||f_{t-1}|| + kappa
   ||alpha_{t,t}|| = C_y/kappa + eta_t C_y (2 kappa - lam/kappa)``, whose last step needs ``lam > 2 kappa^2``.
 """
@@ -13,8 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from proofs_check import constants
+from proofs_check.claims import common
 from proofs_check.proofs.chain import Chain, Step, identity, inequality
-from proofs_check.proofs.onorma_run import onorma_run
+from proofs_check.proofs.onorma_run import onorma_run, warm_onorma_run
 
 GRADIENT_LIPSCHITZ = Step("gradient", "||u_t|| <= C", "Hyp. 2: a C-Lipschitz convex loss has subgradients of norm <= C")
 NEW_COEFFICIENT = Step("new_coefficient", "alpha_{t,t} = -eta_t u_t", "Alg. 1 step 2 (spec 5.1)")
@@ -112,7 +116,11 @@ def _prop2_iii(instance, impl) -> list:
 
 def _paper_induction(instance, impl) -> list:
     """Prop. 2(i) as the paper proves it (induction on ``||f_t|| < C_y/kappa``), at every round."""
-    run = onorma_run(instance, impl)
+    return _induction_comparisons(onorma_run(instance, impl))
+
+
+def _induction_comparisons(run) -> list:
+    instance = run.instance
     C_y, kappa, lam = instance["C_y"], run.kappa, run.lam
     comparisons = []
     for t in range(1, run.n + 1):
@@ -126,6 +134,33 @@ def _paper_induction(instance, impl) -> list:
                                  C_y / kappa + eta_t * C_y * (2 * kappa - lam / kappa), C_y / kappa, t),
                         inequality("hypothesis3", eta_t * C_y * (2 * kappa - lam / kappa), 0.0, t, scale=eta_t * C_y * lam / kappa),
                         inequality("conclusion", run.norms[t], C_y / kappa, t)]
+    return comparisons
+
+
+def _warm_induction(instance, impl) -> list:
+    """Prop. 2(i) from ``f_0 != 0`` (spec C12): the paper's induction, started at ``||f_0|| <= C_y / kappa``."""
+    run = warm_onorma_run(instance, impl, float(common.constant(constants.C_y / constants.kappa, instance)))
+    return _induction_comparisons(run)
+
+
+def _warm_recursion(instance, impl) -> list:
+    """Prop. 1(ii) from ``f_0 != 0`` (spec C10): ``||f_t|| <= c_t ||f_{t-1}|| + kappa ||alpha_{t,t}|| <= c_t b_{t-1} + eta_t
+    lam U = b_t``, ``b_t = P_{0,t} ||f_0|| + (1 - P_{0,t}) U``."""
+    U = float(common.U(instance))
+    run = warm_onorma_run(instance, impl, U)
+    lam, kappa = run.lam, run.kappa
+    bounds = [run.product(0, t) * run.norms[0] + (1 - run.product(0, t)) * U for t in range(run.n + 1)]
+    comparisons = []
+    for t in range(1, run.n + 1):
+        eta_t = run.etas[t - 1]
+        alpha = float(np.linalg.norm(run.new[t - 1]))
+        one_step = (1 - eta_t * lam) * run.norms[t - 1] + kappa * alpha
+        comparisons += _gradient_comparisons(run, t, False) + _new_coefficient(run, t)
+        comparisons += [inequality("induction", run.norms[t - 1], bounds[t - 1], t),
+                        inequality("one_step", run.norms[t], one_step, t),
+                        inequality("coefficient_bound", kappa * alpha, eta_t * kappa * instance["C"], t),
+                        identity("recursion", (1 - eta_t * lam) * bounds[t - 1] + eta_t * lam * U, bounds[t], U, t),
+                        inequality("conclusion", run.norms[t], bounds[t], t)]
     return comparisons
 
 
@@ -152,4 +187,23 @@ CHAINS = [
                 symbolic="prop2_hypothesis3_sign"),
            Step("conclusion", "||f_t|| < C_y / kappa", "the steps above, chained")), _paper_induction,
           "Prop. 2(i); spec C12"),
+    Chain("prop1.ii_from_f0", "Prop. 1(ii) from f_0 != 0: the paper's induction, solved with b_0 = ||f_0|| (spec C10)",
+          (GRADIENT_LIPSCHITZ, NEW_COEFFICIENT,
+           Step("induction", "||f_{t-1}|| <= b_{t-1} = P_{0,t-1} ||f_0|| + (1 - P_{0,t-1}) U", "the induction hypothesis (t = 1: b_0 = ||f_0||)"),
+           Step("one_step", "||f_t|| <= (1 - eta_t lam)||f_{t-1}|| + kappa ||alpha_{t,t}||",
+                "f_t = (1 - eta_t lam) f_{t-1} + K(., x_t) alpha_{t,t}, triangle inequality, Hyp. 1"),
+           Step("coefficient_bound", "kappa ||alpha_{t,t}|| <= eta_t kappa C = eta_t lam U", "||u_t|| <= C, U = C kappa / lam"),
+           Step("recursion", "(1 - eta_t lam) b_{t-1} + eta_t lam U = b_t", "P_{0,t} = (1 - eta_t lam) P_{0,t-1}", symbolic="telescoping"),
+           Step("conclusion", "||f_t|| <= P_{0,t} ||f_0|| + (1 - P_{0,t}) U <= U", "the steps above, chained")),
+          _warm_recursion, "Prop. 1(ii); spec C10"),
+    Chain("prop2.i_from_f0", "Prop. 2(i) from f_0 != 0: the paper's induction (spec C12, E17: lam >= 2 kappa^2)",
+          (Step("induction", "||f_{t-1}|| <= C_y / kappa", "the induction hypothesis (t = 1: the hypothesis on f_0)"), EVALUATION, RESIDUAL,
+           Step("new_coefficient", "||alpha_{t,t}|| <= 2 eta_t C_y", "Prop. 2(iii)"),
+           Step("one_step", "||f_t|| <= (1 - eta_t lam)||f_{t-1}|| + kappa ||alpha_{t,t}||",
+                "f_t = (1 - eta_t lam) f_{t-1} + K(., x_t) alpha_{t,t}, triangle inequality"),
+           Step("algebra", "(1 - eta_t lam) C_y/kappa + 2 kappa eta_t C_y = C_y/kappa + eta_t C_y (2 kappa - lam/kappa)",
+                "expand", symbolic="prop2_induction_algebra"),
+           Step("hypothesis3", "eta_t C_y (2 kappa - lam/kappa) <= 0", "Hyp. 3(iii) in E17's form lam >= 2 kappa^2"),
+           Step("conclusion", "||f_t|| <= C_y / kappa", "the steps above, chained")), _warm_induction,
+          "Prop. 2(i); spec C12, E17"),
 ]

@@ -73,3 +73,18 @@ def onorma_run(instance, impl) -> OnormaRun:
                      predictions=np.asarray(trajectory.record["predictions"], dtype=float),
                      new=np.asarray(trajectory.record["new_coefficients"], dtype=float),
                      coefficients=[np.asarray(c, dtype=float) for c in trajectory.coefficients], norms=norms)
+
+
+def warm_onorma_run(instance, impl, bound: float) -> OnormaRun:
+    """The run started from the instance's ``f0`` scaled to ``||f_0|| = fraction * bound`` (``common.warm_trajectory``):
+    ``predictions`` are ``f_{t-1}(x_t)`` with ``f_0``'s share, ``norms`` the ``||f_t||``, t = 0..n; ``coefficients`` those
+    of the part learnt from the stream."""
+    warm = common.warm_trajectory(impl, instance, bound)
+    kernel = common.kernel(instance)
+    n = len(warm.run.X)
+    return OnormaRun(instance=instance, X=warm.run.X, Y=common.arrays(instance)[1], etas=common.step_sizes(instance, n),
+                     kernel=kernel, loss=ovk_ref.as_loss(instance["loss"]), kappa=math.sqrt(float(instance["kappa2"])),
+                     predictions=np.asarray(warm.predictions(), dtype=float),
+                     new=np.asarray(warm.run.record["new_coefficients"], dtype=float),
+                     coefficients=[np.asarray(c, dtype=float) for c in warm.run.coefficients],
+                     norms=np.array([float(warm.norm(kernel, t)) for t in range(n + 1)]))

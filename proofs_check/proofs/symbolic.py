@@ -31,6 +31,8 @@ c = sp.IndexedBase("c", real=True)
 w = sp.IndexedBase("w", positive=True)
 r = sp.Symbol("r", positive=True)
 m = sp.Symbol("m", integer=True, positive=True)
+rho, g2 = sp.symbols("rho g2", positive=True)       # eta lam; ||G(x_t)||^2
+F_ = sp.Symbol("F", real=True)                       # <f, G>
 
 #: exact sample values of a symbol's range where ``refute`` looks for a counterexample
 SAMPLES = (sp.Rational(1, 3), sp.Rational(1, 2), sp.Integer(1), sp.Integer(2), sp.Rational(7, 2), sp.Integer(16))
@@ -126,7 +128,7 @@ def _domain(**ranges):
     return out
 
 
-_SYMBOLS = {str(symbol): symbol for symbol in (lam, eta, U, C, C_y, kappa, N, eps, s, v, a, e, P, x, A_, B_, Q, n, t, r, m)}
+_SYMBOLS = {str(symbol): symbol for symbol in (lam, eta, U, C, C_y, kappa, N, eps, s, v, a, e, P, x, A_, B_, Q, n, t, r, m, rho, g2, F_)}
 
 
 # --- the proofs ---------------------------------------------------------------------------------------------------
@@ -269,6 +271,97 @@ def _copies(exponent):
     return build
 
 
+def _tight_norm_monotone(floor):
+    """Prop. 2(iv) corrected (C14'): ``sigma^2/(sigma^2 + lam)^2 <= kappa^2/(kappa^2 + lam)^2`` for ``sigma^2 <= kappa^2``
+    and ``lam >= floor`` (``kappa^2`` for the proof): ``sigma^2 = s``, ``kappa^2 = s + v``, ``lam = floor + e``; the
+    difference is ``(kappa^2 - s)(lam^2 - kappa^2 s)`` over positive squares."""
+    def build():
+        k = s + v
+        L = floor(k) + e
+        difference = k / (k + L) ** 2 - s / (s + L) ** 2
+        return difference, "nonnegative", _domain(s=(0, None), v=(0, None), e=(0, None)), [("nonnegative", sp.factor(sp.together(difference)))]
+    return build
+
+
+def _psi_minus_phi(b_term=True):
+    """``Psi(n, rho) - Phi(n, rho) >= 9/4`` for ``n >= 1``, ``0 < rho <= 1`` (spec C19): with ``a = sqrt(n)``, ``S = sum_{t<=n}
+    t^(-1/2)``, ``C = sum_{t<n} c_t^+``, ``H = H_n``, ``Psi - Phi = 1/2 + 2 rho (2a - S) + 2a/rho - 4C - 2 rho^2 H``
+    (identity); the coefficients of S, C, H are <= 0, so their upper bounds give a lower bound: ``S <= 2a - 1``
+    (step_sum), ``4 c_t^+ <= 2 (1/rho - 1)(sqrt(t+1) - sqrt(t))`` (both cases of the max, ``sqrt(t+1) - sqrt(t) <= 1``),
+    which telescopes to ``4C <= 2 (1/rho - 1)(a - 1)``, and ``H_n <= a + 1/8`` (n <= 4 by value; then induction:
+    ``1/(n+1) <= sqrt(n+1) - sqrt(n)`` as ``sqrt(n) + sqrt(n+1) <= 2 b <= b^2``, ``b = sqrt(n+1) >= 2``). The lower bound is
+    ``[2 rho + 2/rho - rho^2/4 - 15/4] + 9/4 + 2a (1 - rho^2)``, and with ``rho = 1/(1+e)`` the bracket is ``e (8e^2 + 9e
+    + 2)/(4 (1+e)^2) >= 0``. ``b_term=False``: Psi without its ``b/n`` part ``1/(2 rho)``."""
+    def build():
+        b_part = 1 / (2 * rho) if b_term else 0
+        psi = (4 * rho + 2 / rho) * sp.sqrt(n) + b_part
+        c_t = (sp.sqrt(t + 1) - sp.sqrt(t)) / (2 * rho) - HALF
+        phi = ((1 / rho - 1) / 2 + 4 * sp.Sum(sp.Max(0, c_t), (t, 1, n - 1)) + 2 * rho * sp.Sum(1 / sp.sqrt(t), (t, 1, n))
+               + 2 * rho**2 * sp.harmonic(n))
+        relation = psi - phi - sp.Rational(9, 4)
+        S_, C_, H_ = sp.symbols("S C_plus H", real=True)
+        psi_a, b_a = (4 * rho + 2 / rho) * a + b_part, sp.sqrt(a**2 + 1)
+        decomposition = psi_a - ((1 / rho - 1) / 2 + 4 * C_ + 2 * rho * S_ + 2 * rho**2 * H_) - (
+            HALF + 2 * rho * (2 * a - S_) + 2 * a / rho - 4 * C_ - 2 * rho**2 * H_)
+        lower = HALF + 2 * rho + 2 / rho + 2 * a - 2 - 2 * rho**2 * a - rho**2 / 4
+        substituted = HALF + 2 * rho * (2 * a - (2 * a - 1)) + 2 * a / rho - 2 * (1 / rho - 1) * (a - 1) - 2 * rho**2 * (a + sp.Rational(1, 8)) - lower
+
+        def at_e(expr):
+            return sp.factor(sp.together(expr.subs(rho, 1 / (1 + e))))
+        obligations = (_step_sum()()[3]                                                         # S <= 2a - 1
+                       + [("nonnegative", 2 - 2 / (1 + v)), ("nonnegative", 2 * a * e)]           # 4c^+ <= 2(1/rho - 1) delta: both cases
+                       + [("zero", (b_a - 1) - (a - 1) - (b_a - a))]                               # the increments telescope
+                       + [("nonnegative", sp.sqrt(k) + sp.Rational(1, 8) - sp.harmonic(k)) for k in range(1, 5)]   # H_n, n <= 4
+                       + [("nonnegative", (2 + v) ** 2 - 2 * (2 + v))]                             # b^2 >= 2b for b >= 2
+                       + [("zero", decomposition), ("zero", substituted),
+                          ("nonnegative", at_e(2 * rho + 2 / rho - rho**2 / 4 - sp.Rational(15, 4))),
+                          ("nonnegative", at_e(2 * a * (1 - rho**2)))])
+        return relation, "nonnegative", _domain(n=(1, None, [2, 5]), rho=(0, 1, [sp.Rational(99, 100)])), obligations
+    return build
+
+
+def _delta_homogeneous(inner, outer):
+    """MONORMA (spec 6.3, C16): with ``W = sum_k w_k^outer``, the update ``delta_j = w_j^inner / W^(1/r)`` at ``s^2 w``
+    (``delta_{t-1}`` scaled by ``s``): every term of the sum scales by ``s^(2 outer)``, so ``W -> s^(2 outer) W``, and
+    ``delta_j`` is unchanged when ``2 inner = 2 outer / r`` (``inner = 1/(r+1)``, ``outer = r/(r+1)``)."""
+    def build():
+        j, k = sp.symbols("j k", integer=True, positive=True)
+        W = sp.Symbol("W", positive=True)
+
+        def update(scale):
+            total = sp.Sum((scale * w[k]) ** outer, (k, 1, m))
+            return (scale * w[j]) ** inner / total ** (1 / r)
+        relation = update(s**2) - update(1)
+        concrete = relation.subs(m, 2).doit().subs(j, 1).subs({w[1]: 2, w[2]: 3})
+        term = (s**2 * w[k]) ** outer - s ** (2 * outer) * w[k] ** outer
+        closed = (s**2 * w[j]) ** inner / (s ** (2 * outer) * W) ** (1 / r) - w[j] ** inner / W ** (1 / r)
+        return concrete, "zero", {r: (0, None, ()), s: (0, None, ())}, [
+            ("zero", sp.expand_power_base(term, force=True)), ("zero", sp.powsimp(sp.expand_power_base(closed, force=True), force=True))]
+    return build
+
+
+def _descent_expansion(curvature):
+    """Squared loss (spec C19, Hyp. 3): ``R_t(f) = ||e||^2/2 + (lam/2)||f||^2``, ``e = f(x_t) - y_t``, step ``f - eta G`` with
+    ``G = K(., x_t) e + lam f``: ``R_t(f - eta G) - R_t(f) = -eta (<e, g> + lam <f, G>) + (eta^2/2)(||g||^2 + lam ||G||^2)``,
+    ``g = G(x_t)``, and ``<e, g> = <K(., x_t) e, G>`` (reproducing property), so ``<e, g> + lam <f, G> = ||G||^2``:
+    with ``Q = <e, g> = B - lam F`` the change is ``-eta B + curvature``."""
+    def build():
+        change = -eta * (B_ - lam * F_) + eta**2 / 2 * g2 - eta * lam * F_ + eta**2 * lam / 2 * B_
+        relation = change - (-eta * B_ + curvature)
+        return relation, "zero", _domain(eta=(0, None), lam=(0, None), B=(0, None), g2=(0, None), F=(None, None, [-1])), [
+            ("zero", relation)]
+    return build
+
+
+def _minimal_value(factor):
+    """Batch ridge (spec 7.1, C25): at ``c = (G + t lam I)^(-1) y``, ``G c - y = -t lam c`` and ``y^T c = c^T G c + t lam ||c||^2``,
+    so ``(1/(2t))||G c - y||^2 + (lam/2) c^T G c = factor * y^T c`` with ``factor = lam/2`` (``A = c^T G c``, ``B = ||c||^2``)."""
+    def build():
+        relation = t**2 * lam**2 * B_ / (2 * t) + lam / 2 * A_ - factor * (A_ + t * lam * B_)
+        return relation, "zero", _domain(t=(1, None), lam=(0, None), A=(0, None), B=(0, None)), [("zero", relation)]
+    return build
+
+
 PROOFS = {proof.name: proof for proof in [
     SymbolicProof("telescoping", "sum_{i<=t} eta_i lam P_{i,t} = 1 - P_{0,t}, P_{i,t} = prod_{k=i+1}^t (1 - eta_k lam)",
                   "induction on t: base and step simplify to 0", _telescoping(1)),
@@ -332,6 +425,20 @@ PROOFS = {proof.name: proof for proof in [
     SymbolicProof("monorma_delta_normalised", "sum_j (delta^j_t)^r = 1 after the update, any m kernels, any r > 0",
                   "powers of positive symbols combined: simplifies to 0 (spec 6.3, C16)", _delta_normalised(1 / (r + 1))),
     SymbolicProof("monorma_copies", "m copies: delta_j = m^(-1/r) (spec 6.4)", "powers of positive symbols combined", _copies(-1 / r)),
+    SymbolicProof("prop2_iv_tight_monotone", "sigma^2/(sigma^2 + lam)^2 <= kappa^2/(kappa^2 + lam)^2 for 0 <= sigma^2 <= kappa^2 <= lam",
+                  "sigma^2 = s, kappa^2 = s + v, lam = kappa^2 + e: the difference factors into positive terms (spec C14 corrected)",
+                  _tight_norm_monotone(lambda k: k)),
+    SymbolicProof("psi_minus_phi", "Psi(n, rho) - Phi(n, rho) >= 9/4 for every n >= 1 and 0 < rho <= 1 (spec C19)",
+                  "Psi - Phi written over S = sum t^(-1/2), C = sum c_t^+, H = H_n; their upper bounds (step_sum, 4 c_t^+ <= 2(1/rho - 1)"
+                  "(sqrt(t+1) - sqrt t), H_n <= sqrt(n) + 1/8 by induction from n = 4); the rest is e (8e^2 + 9e + 2)/(4(1+e)^2) "
+                  "+ 2 sqrt(n)(1 - rho^2) >= 0 with rho = 1/(1+e)", _psi_minus_phi()),
+    SymbolicProof("monorma_delta_homogeneous", "delta update at (s delta_{t-1}): w -> s^2 w leaves delta_t unchanged, any m, r > 0 (spec 6.3, C16)",
+                  "each term of the sum scales by s^(2r/(r+1)); powers of positive symbols combined", _delta_homogeneous(1 / (r + 1), r / (r + 1))),
+    SymbolicProof("descent_expansion", "R_t(f - eta G) - R_t(f) = -eta ||G||^2 + (eta^2/2)(||G(x_t)||^2 + lam ||G||^2), squared loss, "
+                  "G = K(., x_t)(f(x_t) - y_t) + lam f", "expand the quadratic; <e, G(x_t)> + lam <f, G> = ||G||^2: simplifies to 0",
+                  _descent_expansion(eta**2 / 2 * (g2 + lam * B_))),
+    SymbolicProof("batch_minimal_value", "(1/(2t))||G c - y||^2 + (lam/2) c^T G c = (lam/2) y^T c at c = (G + t lam I)^(-1) y (spec 7.1)",
+                  "G c - y = -t lam c: simplifies to 0", _minimal_value(lam / 2)),
 ]}
 
 
@@ -386,6 +493,15 @@ WRONG_VARIANTS = {proof.name: proof for proof in [
     SymbolicProof("monorma_delta_normalised", "the box's exponents read literally: w_j^((1/r) + 1)", "powers",
                   _delta_normalised(1 / r + 1)),
     SymbolicProof("monorma_copies", "m copies: delta_j = 1/m", "powers", _copies(-1)),
+    SymbolicProof("prop2_iv_tight_monotone", "for every lam > 0 (without kappa^2 <= lam)", "sigma^2 = s, kappa^2 = s + v, lam = e",
+                  _tight_norm_monotone(lambda k: 0)),
+    SymbolicProof("psi_minus_phi", "Psi without its b/n part 1/(2 rho): (4 rho + 2/rho) sqrt(n) - Phi >= 9/4", "the same bounds",
+                  _psi_minus_phi(b_term=False)),
+    SymbolicProof("monorma_delta_homogeneous", "the box's exponents read literally, (1/r) + 1 and (r/r) + 1", "powers",
+                  _delta_homogeneous(1 / r + 1, 2)),
+    SymbolicProof("descent_expansion", "the curvature lam ||G||^2 only (the loss's ||G(x_t)||^2 forgotten)", "expand",
+                  _descent_expansion(eta**2 / 2 * lam * B_)),
+    SymbolicProof("batch_minimal_value", "R_reg(f_t, t) = lam y^T c (the 1/2 of (lam/2)||h||^2 lost)", "expand", _minimal_value(lam)),
 ]}
 
 

@@ -22,6 +22,7 @@ import numpy as np
 import ovk_ref
 from proofs_check import comparators, constants
 from proofs_check.claims import common
+from proofs_check.claims.bounds import removed_norms
 from proofs_check.proofs.chain import Chain, Comparison, Step, identity, inequality
 from proofs_check.proofs.onorma_run import onorma_run
 
@@ -90,11 +91,6 @@ def _schedule_sum(rho: float, schedule, n: int) -> float:
     return total
 
 
-def _cut(instance, t: int) -> int:
-    """``t - s_t``: the terms ``i <= t - s_t`` are dropped after round t (0 for t = 0)."""
-    return 0 if t == 0 else t - min(t, common.window(instance, t))
-
-
 def _comparisons(instance, impl, *, excess, truncated: bool, certificate: bool = False) -> list:
     run = onorma_run(instance, impl)
     space = _Space(run)
@@ -122,7 +118,7 @@ def _comparisons(instance, impl, *, excess, truncated: bool, certificate: bool =
             lhs, rhs = lhs + risk_f, rhs + risk_g
             size = D_prev / eta_t + H / eta_t + eta_t * G_norm**2 + abs(pairing)
             if truncated:    # Delta_t is what a drop removed: 0 at a round that drops nothing (not h_t - f_t's round-off)
-                dropped = space.norm(delta) if _cut(instance, t) > _cut(instance, t - 1) else 0.0
+                dropped = space.norm(delta) if common.cut(instance, t) > common.cut(instance, t - 1) else 0.0
                 comparisons.append(inequality("perturbation", D_t, H + 2 * space.norm(current - g) * dropped, t,
                                               scale=max(D_t, H) + 1e-300))
                 comparisons.append(inequality("perturbation_distance", space.norm(current - g), 2 * U, t))
@@ -139,8 +135,8 @@ def _comparisons(instance, impl, *, excess, truncated: bool, certificate: bool =
                             inequality("gradient_norm", G_norm, 2 * lam * U, t),
                             inequality("iterate_norm", space.norm(current), U, t),
                             inequality("distance", D_t, 4 * U**2, t)]
-            i = _cut(instance, t)
-            if certificate and i > _cut(instance, t - 1):     # round t drops the term i = t - s_t (one per round, spec 5.3)
+            i = common.cut(instance, t)
+            if certificate and i > common.cut(instance, t - 1):     # round t drops the term i = t - s_t (one per round, spec 5.3)
                 comparisons.append(inequality("dropped_norm", space.norm(delta), lam * U * run.etas[i - 1] * run.product(i, t), t))
             sgd_terms.append((D_prev - D_t) / (2 * eta_t))
             gradient_terms.append(eta_t / 2 * G_norm**2)
@@ -178,8 +174,9 @@ def _comparisons(instance, impl, *, excess, truncated: bool, certificate: bool =
     return comparisons
 
 
-def _post_update(instance, impl) -> list:
-    """Theorem 1, post-update reading (spec C19): Hyp. 3 by descent, then C18; Hyp. 2 by the per-round inequality."""
+def _post_update(instance, impl, *, phi_form: bool = False) -> list:
+    """Theorem 1, post-update reading (spec C19): Hyp. 3 by descent, then C18; Hyp. 2 by the per-round inequality. With
+    ``phi_form`` (Hyp. 2), its conclusion is the sum bound ``sum_t [R_t(f_t) - R_t(g)] <= lam U^2 Phi(n, rho)``."""
     run = onorma_run(instance, impl)
     space = _Space(run)
     lam, eta, kappa, rho = run.lam, float(instance["eta"]), run.kappa, float(instance["eta"]) * run.lam
@@ -217,13 +214,63 @@ def _post_update(instance, impl) -> list:
                                        scale=2 * L**2 * eta_t + 2 * lam * L**2 * eta_t**2)]
             round_terms.append((D_prev - D_t) / (2 * eta_t) - lam / 2 * D_prev + 2 * L**2 * eta_t + 2 * lam * L**2 * eta_t**2)
         if not squared:
-            c_plus = sum(max((math.sqrt(t + 1) - math.sqrt(t)) / (2 * rho) - 0.5, 0.0) for t in range(1, n))
-            phi = (1 / rho - 1) / 2 + 4 * c_plus + 2 * rho * sum(t**-0.5 for t in range(1, n + 1)) + 2 * rho**2 * sum(1 / t for t in range(1, n + 1))
+            phi = float(constants.phi(n, rho))
             psi = (4 * rho + 2 / rho) * math.sqrt(n) + 1 / (2 * rho)
-            comparisons += [inequality("sum_bound", sum(round_terms), lam * U**2 * phi, n),
-                            inequality("phi_psi", phi, psi - 9 / 4, n)]
+            comparisons.append(inequality("sum_bound", sum(round_terms), lam * U**2 * phi, n))
+            if phi_form:
+                comparisons.append(inequality("conclusion", lhs - rhs, lam * U**2 * phi, n, scale=lam * U**2 * phi))
+                continue
+            comparisons.append(inequality("phi_psi", phi, psi - 9 / 4, n))
         slack = float(constants.value(constants.THEOREM1_EXCESS, U=U, lam=lam, eta=eta, n=n))
         comparisons.append(inequality("conclusion", lhs / n, rhs / n + slack, n, scale=slack))
+    return comparisons
+
+
+def _descent(instance, impl) -> list:
+    """The descent step of C19 under Hyp. 3, per round: ``f_t = f_{t-1} - eta_t G_t``, the exact expansion of the quadratic
+    ``R_t`` along ``G_t``, ``||G_t(x_t)|| <= kappa ||G_t||`` and ``eta_t (kappa^2 + lam) < 3/2``."""
+    run = onorma_run(instance, impl)
+    space = _Space(run)
+    lam, kappa = run.lam, run.kappa
+    iterates = [np.zeros_like(space.embed(run.coefficients[0]))] + [space.embed(c) for c in run.coefficients]
+    comparisons = []
+    for t in range(1, run.n + 1):
+        eta_t = run.etas[t - 1]
+        previous, current = iterates[t - 1], iterates[t]
+        G = lam * previous + space.new_term(t, run.gradients[t - 1])
+        G2, at_point = space.inner(G, G), float(np.linalg.norm(space.value(G, t)))
+        before, after = _risk(run, space, previous, t), _risk(run, space, current, t)
+        change = -eta_t * G2 + eta_t**2 / 2 * (at_point**2 + lam * G2)
+        comparisons += [identity("sgd_step", space.norm(current - (previous - eta_t * G)), 0.0, space.norm(previous) + eta_t * math.sqrt(G2), t),
+                        identity("expansion", after - before, change, abs(after) + abs(before) + eta_t * G2, t),
+                        inequality("evaluation", at_point**2, kappa**2 * G2, t),
+                        inequality("step_size", eta_t * (kappa**2 + lam), 1.5, t),
+                        inequality("conclusion", after, before - eta_t * (1 - eta_t * (kappa**2 + lam) / 2) * G2, t,
+                                   scale=eta_t * G2 if G2 > 0 else 1.0)]
+    return comparisons
+
+
+def _dropped(instance, impl) -> list:
+    """C20's a-priori bound at every round that drops a term i: the removed part is ``K(., x_i) alpha_{i,t}``,
+    ``alpha_{i,t} = alpha_{i,i} P_{i,t}``, ``||K(., x_i) a|| <= kappa ||a||``, ``||alpha_{i,i}|| = eta_i ||u_i||``."""
+    run = onorma_run(instance, impl)
+    removed = removed_norms(instance, common.trajectory(impl, instance))
+    squared = run.loss.name == "squared"
+    lam, kappa, U = run.lam, run.kappa, float(common.U(instance))
+    G_bound = 2 * instance["C_y"] if squared else instance["C"]
+    comparisons = []
+    for t in range(1, run.n + 1):
+        for i in common.dropped_indices(instance, t):
+            shrink = 1 - run.etas[t - 1] * lam
+            alpha = shrink * run.coefficients[t - 2][i - 1]                # alpha_{i,t}: shrunk at round t, then dropped
+            closed = run.new[i - 1] * run.product(i, t)
+            term = math.sqrt(max(float(alpha @ run.kernel(run.X[i - 1], run.X[i - 1]) @ alpha), 0.0))
+            comparisons += [identity("removed", removed[t - 1], term, term, t),
+                            identity("closed_form", float(np.max(np.abs(alpha - closed))), 0.0, float(np.max(np.abs(closed))), t),
+                            inequality("evaluation_bound", term, kappa * np.linalg.norm(closed), t),
+                            inequality("gradient", np.linalg.norm(run.gradients[i - 1]), G_bound, t),
+                            inequality("constant", kappa * G_bound, lam * U, t),
+                            inequality("conclusion", removed[t - 1], lam * U * run.etas[i - 1] * run.product(i, t), t)]
     return comparisons
 
 
@@ -296,8 +343,32 @@ CHAINS = [
         Step("sum_bound", "Hyp. 2: sum_t [(D_{t-1} - D_t)/(2 eta_t) - (lam/2) D_{t-1} + 2L^2 eta_t + 2 lam L^2 eta_t^2] <= lam U^2 Phi(n, rho)",
              "D_0 <= U^2, D_t <= 4U^2: only rounds with c_t = (sqrt(t+1) - sqrt(t))/(2 rho) - 1/2 > 0 keep a D_t term"),
         Step("phi_psi", "Hyp. 2: Phi(n, rho) <= Psi(n, rho) - 9/4, Psi = (4 rho + 2/rho) sqrt(n) + 1/(2 rho) = n (a/sqrt(n) + b/n) / (lam U^2)",
-             "spec C19 (H_n <= sqrt(n) + 1/8)"),
+             "spec C19 (H_n <= sqrt(n) + 1/8)", symbolic="psi_minus_phi"),
         Step("conclusion", "(1/n) sum_t R_t(f_t) <= R_reg(g, n) + a/sqrt(n) + b/n", "the steps above")), _post_update, "Thm. 1; spec C19"),
+    Chain("thm1.descent", "the descent step of C19 under Hyp. 3 (R_t is (kappa^2 + lam)-smooth)", (
+        Step("sgd_step", "f_t = f_{t-1} - eta_t G_t", "Alg. 1 without truncation is SGD on R_t (spec 5.2, C6)"),
+        Step("expansion", "R_t(f_t) - R_t(f_{t-1}) = -eta_t ||G_t||^2 + (eta_t^2/2)(||G_t(x_t)||^2 + lam ||G_t||^2)",
+             "R_t is quadratic; <f_{t-1}(x_t) - y_t, G_t(x_t)> + lam <f_{t-1}, G_t> = ||G_t||^2", symbolic="descent_expansion"),
+        Step("evaluation", "||G_t(x_t)||^2 <= kappa^2 ||G_t||^2", "reproducing property, Hyp. 1 (spec C2)"),
+        Step("step_size", "eta_t (kappa^2 + lam) < 3/2", "eta lam < 1 and lam > 2 kappa^2", symbolic="post_update_step_size"),
+        Step("conclusion", "R_t(f_t) <= R_t(f_{t-1}) - eta_t (1 - eta_t (kappa^2 + lam)/2) ||G_t||^2 <= R_t(f_{t-1})",
+             "the steps above; the factor is > 1/4")), _descent, "Thm. 1; spec C19"),
+    Chain("thm1.phi_sum", "the sum bound of C19's proof under Hyp. 2", (
+        Step("per_round", "R_t(f_t) - R_t(g) <= (D_{t-1} - D_t)/(2 eta_t) - (lam/2) D_{t-1} + E_t",
+             "lam-strong convexity of R_t at f_{t-1} (against g) and at f_t (against f_{t-1}), the SGD identity"),
+        Step("E_bound", "E_t <= 2 L^2 eta_t + 2 lam L^2 eta_t^2, L = kappa C = lam U", "||P_t||, ||Q_t|| <= L, ||G_t|| <= 2L"),
+        Step("sum_bound", "sum_t [(D_{t-1} - D_t)/(2 eta_t) - (lam/2) D_{t-1} + 2L^2 eta_t + 2 lam L^2 eta_t^2] <= lam U^2 Phi(n, rho)",
+             "D_0 <= U^2, D_t <= 4U^2: only rounds with c_t = (sqrt(t+1) - sqrt(t))/(2 rho) - 1/2 > 0 keep a D_t term"),
+        Step("conclusion", "sum_{t<=n} [R_t(f_t) - R_t(g)] <= lam U^2 Phi(n, rho)", "sum the per-round inequalities")),
+          lambda instance, impl: _post_update(instance, impl, phi_form=True), "Thm. 1; spec C19"),
+    Chain("thm2.dropped_norm", "the a-priori bound on the dropped part (spec C20)", (
+        Step("removed", "||Delta_t|| = ||K(., x_i) alpha_{i,t}||", "truncation removes the oldest kept term i (spec 5.1 step 4, 5.3)"),
+        Step("closed_form", "alpha_{i,t} = alpha_{i,i} P_{i,t}", "spec 5.2 (C5)"),
+        Step("evaluation_bound", "||K(., x_i) alpha_{i,t}|| <= kappa ||alpha_{i,i}|| P_{i,t}", "||K(., x) a||^2 = <K(x, x) a, a> <= kappa^2 ||a||^2"),
+        Step("gradient", "||alpha_{i,i}|| = eta_i ||u_i||, ||u_i|| <= C (Hyp. 2), 2 C_y (Hyp. 3: Prop. 2(iii))", "Prop. 1(i), 2(iii)"),
+        Step("constant", "kappa C = lam U (Hyp. 2), 2 kappa C_y <= lam U (Hyp. 3)", "U's definition; lam >= 2 kappa^2",
+             symbolic="gradient_norm_hyp3"),
+        Step("conclusion", "||Delta_t|| <= lam U eta_i P_{i,t}", "the steps above, chained")), _dropped, "Thm. 2; spec C20"),
     Chain("thm2.any_truncation", "Theorem 2' (spec C20: perturbed SGD)", _TRUNCATED_STEPS + SUMS + (TRUNCATION_SUM, CONSTANTS, Step(
         "conclusion", "LHS_n <= R_reg(g,n) + a/sqrt(n) - (3U^2/(2 eta) + 2 lam^2 U^2 eta)/n + (2U/n) sum_t ||Delta_t||/eta_t",
         "sum the per-round inequalities, divide by n")), _theorem2(False), "Thm. 2; spec C20"),

@@ -1,4 +1,4 @@
-"""Each bound claim of Propositions 1-2, Theorems 1-2 and MONORMA's factor bounds is violated by a planted fault,
+"""Each bound claim of Propositions 1-2, Theorems 1-2 (with their proofs' steps) and MONORMA's factor bounds is violated by a planted fault,
 on an instance derived by hand: the claim holds (or ties) on it for the reference, and under the fault its margin is
 the one computed here from the recursion the faulty code runs (one point x with K(x, x) = 1, so f_t = a_t K(., x)).
 """
@@ -161,6 +161,76 @@ def certificate_expected():
     return 1 - best
 
 
+def with_start(instance, coefficient, fraction=1.0):
+    """The instance started from ``f_0 = b K(., x)`` at its first input, scaled by the claim to ``fraction`` of its bound."""
+    return {**instance, "f0": {"X": [instance["X"][0]], "A": [[coefficient]], "fraction": fraction}}
+
+
+def prop2_iv_tight_expected():
+    # batch ridge without the t: two copies of one point, K = 1, y = 1, lam = 2: c = (G + lam I)^-1 y = (1, 1)/(2 + lam),
+    # ||f_2|| = 2/(2 + lam) = 1/2 against kappa C_y / (kappa^2 + lam) = 1/3 (n = 1 is unchanged: 1/3, a tie)
+    lam = 2.0
+    return (1 / (1 + lam) - 2 / (2 + lam)) / (1 / (1 + lam))
+
+
+def prop1_ii_from_f0_expected():
+    # f_0 = K(., x), ||f_0|| = U = 1: f_t = P_{0,t} f_0 + g_t, g_t the faulty recursion (the claim shrinks f_0 by the
+    # spec's P_{0,t}); the targets stay beyond reach (u = -1), and the bound P_{0,t} ||f_0|| + (1 - P_{0,t}) U is 1
+    lam, eta = 1.0, 0.5
+    g = norm_loss_iterates(3, [10.0] * 3, lam=lam, eta=eta, shrink=lambda e: 1 - e * lam / 2)
+    return min(1 - (P + a) for P, a in zip(shrink_products(eta, lam, 3), g))
+
+
+def prop2_i_from_f0_expected():
+    # f_0 = -K(., x) (||f_0|| = C_y / kappa = 1) against y = 1, lam = 2 kappa^2 = 2, eta = 0.45, the gradient 2 (p - y):
+    # a_1 = (1 - eta lam) a_0 - eta 2 (a_0 - y) = -0.1 + 1.8 = 1.7 (the reference's 0.8)
+    lam, eta, a = 2.0, 0.45, -1.0
+    return 1 - abs((1 - eta * lam) * a - eta * 2 * (a - 1.0))
+
+
+def thm1_descent_expected():
+    # eta_{t+1} at round t (shrink and new coefficient alike): a_t = (1 - e lam) a_{t-1} - e (a_{t-1} - y), e = eta_{t+1};
+    # R_t(a) = (a - y)^2/2 + (lam/2) a^2, G_t = (lam a_{t-1} + a_{t-1} - y) K, L = kappa^2 + lam = 3
+    lam, eta, y = 2.0, 0.1, 1.0
+
+    def risk(v):
+        return (v - y) ** 2 / 2 + lam / 2 * v**2
+    a, margins = 0.0, []
+    for t, eta_t in enumerate(steps(eta, 2), 1):
+        faulty = eta / math.sqrt(t + 1)
+        g = lam * a + a - y
+        nxt = (1 - faulty * lam) * a - faulty * (a - y)
+        bound = risk(a) - eta_t * (1 - eta_t * (1 + lam) / 2) * g**2
+        margins.append((bound - risk(nxt)) / (eta_t * g**2))
+        a = nxt
+    return min(margins)
+
+
+def _phi(n, rho):
+    """Phi(n, rho) of spec C19, written out."""
+    positive = sum(max((math.sqrt(t + 1) - math.sqrt(t)) / (2 * rho) - 0.5, 0.0) for t in range(1, n))
+    return ((1 / rho - 1) / 2 + 4 * positive + 2 * rho * sum(t**-0.5 for t in range(1, n + 1))
+            + 2 * rho**2 * sum(1 / t for t in range(1, n + 1)))
+
+
+def thm1_phi_sum_expected():
+    risk, minimum, *_ = _theorem_values()
+    lam, U, rho = 1.0, 1.0, 0.5
+    sides = {}
+    for n in (1, 2, 3):
+        lhs, excess = sum(risk[1:n + 1]) / n, lam * U**2 * _phi(n, rho) / n
+        sides[n] = (lhs, excess, (minimum + excess - lhs) / excess)
+    return sides
+
+
+def thm2_dropped_norm_expected():
+    # a window of 2 instead of 1: round 3 drops i = 1 where the spec drops i = 2; ||Delta_3|| = kappa eta_1 P_{1,3} C
+    # against lam U eta_2 P_{2,3} (U = 1): the ratio is eta_1 (1 - eta_2 lam) / eta_2
+    lam, eta = 1.0, 0.2
+    eta_1, eta_2 = steps(eta, 2)
+    return 1 - eta_1 * (1 - eta_2 * lam) / eta_2
+
+
 #: bound claim -> (the planted fault, the instance, the margin under the fault derived here)
 VIOLATIONS = {
     "prop1.i": ("new_coefficient_without_decay", onorma_instance(3, [10.0] * 3, lam=1.0, eta=0.5), prop1_i_expected),
@@ -184,6 +254,18 @@ VIOLATIONS = {
                                   norm_prop1_factor_expected),
     "monorma.norm_prop2_factor": ("shrink_skipped", norm_copies(3, [1.0] * 3, loss="squared", lam=2000.0, eta=0.9 / 2000, r=1.0, C_y=1.0),
                                   norm_prop2_factor_expected),
+    "prop2.iv_tight": ("batch_ridge_without_t", onorma_instance(2, [1.0] * 2, lam=2.0, eta=0.45, loss="squared", C=None, C_y=1.0),
+                       prop2_iv_tight_expected),
+    "prop1.ii_from_f0": ("shrink_halved", with_start(onorma_instance(3, [10.0] * 3, lam=1.0, eta=0.5), 1.0), prop1_ii_from_f0_expected),
+    "prop2.i_from_f0": ("squared_gradient_without_half",
+                        with_start(onorma_instance(1, [1.0], lam=2.0, eta=0.45, loss="squared", C=None, C_y=1.0), -1.0),
+                        prop2_i_from_f0_expected),
+    "thm1.descent": ("eta_next_index", onorma_instance(2, [1.0] * 2, lam=2.0, eta=0.1, loss="squared", C=None, C_y=1.0),
+                     thm1_descent_expected),
+    "thm1.phi_sum": ("norm_gradient_unnormalised", onorma_instance(3, [100.0] * 3, lam=1.0, eta=0.5, kernel=CONSTANT_FEATURE),
+                     thm1_phi_sum_expected),
+    "thm2.dropped_norm": ("truncation_keeps_one_more", {**onorma_instance(3, [10.0] * 3, lam=1.0, eta=0.2), "truncation": {"window": 1}},
+                          thm2_dropped_norm_expected),
 }
 
 

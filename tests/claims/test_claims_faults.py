@@ -42,6 +42,33 @@ CATCHER = {
 }
 
 
+#: the claims of spec 5-8 registered last (C10 and C12 from f_0 != 0, C14 corrected and tight, C16's homogeneity, C19's
+#: descent step and sum bound, C20's dropped part, C25's minimal value and the shortcuts of 7.2-7.3) -> a planted fault
+#: each turns false in ci (an existing fault where one breaks the claim; squared_gradient_without_half was added for
+#: prop2.i_from_f0, which no other fault breaks)
+CAUGHT_BY = {
+    "prop1.ii_from_f0": "shrink_halved",
+    "prop2.i_from_f0": "squared_gradient_without_half",
+    "prop2.iv_tight": "batch_ridge_without_t",
+    "monorma.delta_homogeneous": "delta_exponents_misparsed",
+    "thm1.descent": "eta_next_index",
+    "thm1.phi_sum": "norm_gradient_unnormalised",
+    "thm2.dropped_norm": "truncation_keeps_one_more",
+    "batch.minimal_value": "batch_ridge_without_t",
+    "batch.separable_shortcut": "separable_scalar_at_x",
+    "batch.commuting_shortcut": "linear_quadratic_weights_swapped",
+}
+
+
+@pytest.mark.parametrize("claim_id", sorted(CAUGHT_BY))
+def test_each_new_claim_catches_its_planted_fault(claim_id):
+    assert CLAIMS[claim_id].expected == "holds"
+    assert run_claim(claim_id, "ci", shrink=False).verdict == "holds"
+    with FAULTS[CAUGHT_BY[claim_id]].applied():
+        verdict = run_claim(claim_id, "ci", shrink=False)
+    assert verdict.verdict == "false", f"{claim_id} did not catch {CAUGHT_BY[claim_id]}: {verdict.verdict} {verdict.error}"
+
+
 def test_every_fault_has_a_catcher_and_every_layer_a_fault():
     assert set(CATCHER) == set(FAULTS)
     assert {fault.layer for fault in FAULTS.values()} == set(LAYERS)

@@ -28,7 +28,10 @@ def test_every_proof_of_the_paper_has_a_chain():
                 "thm2.exists_t0",
                 "bound.eta_star", "monorma.best_kernel", "monorma.best_combination", "monorma.best_kernel_hyp3",
                 "monorma.norm_prop1", "monorma.norm_prop1_factor", "monorma.norm_prop2", "monorma.norm_prop2_factor",
-                "monorma.norm_prop2_factor_hyp3"}
+                "monorma.norm_prop2_factor_hyp3",
+                # the spec's proofs of the claims registered last (C10, C12 from f_0 != 0, C14 corrected, C16, C19, C20, C25)
+                "prop1.ii_from_f0", "prop2.i_from_f0", "prop2.iv_tight", "monorma.delta_homogeneous", "thm1.descent",
+                "thm1.phi_sum", "thm2.dropped_norm", "batch.minimal_value", "batch.separable_shortcut", "batch.commuting_shortcut"}
     assert expected <= set(chains())
 
 
@@ -79,7 +82,9 @@ def test_the_failing_step_of_prop2_iv_is_refuted_symbolically():
 #: would be a wrong step in the proof, or a finding)
 HOLDING = ["prop1.i", "prop1.ii", "prop2.i", "prop2.iii", "prop2.iv_U", "thm1.sharpened", "thm1.post_update", "thm2.any_truncation",
            "bound.eta_star",
-           "monorma.norm_prop1_factor", "monorma.norm_prop2_factor"]
+           "monorma.norm_prop1_factor", "monorma.norm_prop2_factor",
+           "prop1.ii_from_f0", "prop2.i_from_f0", "prop2.iv_tight", "monorma.delta_homogeneous", "thm1.descent", "thm1.phi_sum",
+           "thm2.dropped_norm", "batch.minimal_value", "batch.separable_shortcut", "batch.commuting_shortcut"]
 
 
 @pytest.mark.parametrize("claim_id", HOLDING)
@@ -112,6 +117,11 @@ COPIES = {"kernels": [GAUSS, GAUSS], "p": 1, "d": 1, "X": [[1.0]] * 6, "Y": [[5.
      "weights_settle"),
     ("monorma_shrink_skipped", "monorma.best_kernel", strategies.lockout_instance(8, lam=1.0, eta=0.7, r=0.5, loss="norm"),
      "onorma_with_K_delta"),
+    ("eta_next_index", "thm1.descent", HYP3_FEATURE, "sgd_step"),     # f_t = f_{t-1} - eta_{t+1} G_t
+    ("truncation_keeps_one_more", "thm2.dropped_norm", {**HYP2, "truncation": {"window": 1}}, "removed"),   # nothing dropped at t = 2
+    # f_0 = K(., 0) at the bound, the target beyond reach: f_2 = P_{0,2} f_0 + (eta_1 + eta_2) K(., 0) is not c_2 f_1 + K alpha
+    ("shrink_skipped", "prop1.ii_from_f0", {**HYP2, "X": [[0.0]] * 3, "Y": [[10.0]] * 3, "f0": {"X": [[0.0]], "A": [[1.0]], "fraction": 1.0}},
+     "one_step"),
 ])
 def test_a_planted_fault_fails_the_step_it_breaks(mutant, claim_id, instance, step):
     reference, planted = explain(claim_id, instance, ovk_ref), explain(claim_id, instance, MUTANTS[mutant])

@@ -1,7 +1,7 @@
 """The steps proved by sympy (proofs_check.proofs.symbolic): every proof is discharged and its statement holds at
 exact sample points; every planted wrong variant is not proved and is refuted at an exact point of its domain.
 
-The whole module runs 23 sympy proofs and their 23 variants (about 3 s): each proof is a few simplifications; the
+The whole module runs 28 sympy proofs and their 28 variants (about 5 s): each proof is a few simplifications; the
 variants are the planted faults of the proofs, so they cannot be skipped."""
 import pytest
 import sympy as sp
