@@ -91,6 +91,13 @@ BATCH_CONDITION_LIMIT = 1e4
 #: this relative amount, the size of the solver's own round-off and 100x below IDENTITY_RTOL.
 EIGENVALUE_TIE = 1e-12
 
+# --- kappa^2 on the box (proofs_check.constants.kappa2) ----------------------------------------------------------
+#: a feature kernel's kappa^2 is max over the vertices v of [0,1]^p of ||K(v, v)||_op at 60 digits; a vertex whose
+#: float64 ||K(v, v)||_op is below the largest float64 one by more than this (relative) cannot attain that max and is
+#: skipped. float64 puts each value within about (d + q) eps max_v ||K(v, v)||_op of the exact one (the product
+#: A(v) A(v)^T, then eigvalsh: < 1e-14 relative for d, q <= 4), 1e8 times less than this gap.
+KAPPA2_CONTENDER_GAP = 1e-6
+
 # --- inequalities that can hold with equality ----------------------------------------------------
 #: relative margin for an inequality checked in float64 whose two sides can tie (spec 11
 #: "Tolerances"), e.g. the subgradient inequality on an affine piece of a loss, or convexity on a
