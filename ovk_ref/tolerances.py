@@ -121,6 +121,12 @@ SCHEDULE_DIGITS = 50
 #: computed to within ~1e-48, while a non-integer power of a small integer (t <= 1e9) with a rational exponent
 #: of small denominator stays much farther than 1e-40 from every integer.
 SCHEDULE_INTEGER_SNAP = 1e-40
+#: a float64 power ``float(base) ** (0.5 + float(epsilon))`` farther than this (relative) from every integer has the
+#: floor of the exact power, so the SCHEDULE_DIGITS evaluation is skipped: float64's error there is below
+#: (ln(base) + 2) eps (the exponent read from its decimal and added, then pow), under 2e-13 relative for every base a
+#: float holds (ln 1.8e308 = 710), 5x below this guard; the exact powers (32^0.6 = 8) and their float64 neighbours
+#: (7.999...) fall inside it and are evaluated at SCHEDULE_DIGITS digits.
+SCHEDULE_FLOAT_GUARD = 1e-12
 
 # --- certified comparators for non-squared losses (proofs_check.comparators, spec 11) -----------------
 #: BFGS stops once ||grad F(w)|| <= this. The certified bound ||f_n|| <= ||w|| + ||grad F(w)|| / lam then
