@@ -99,7 +99,7 @@ class Huber(Loss):
         r = z - y
         length = _norm(r)
         delta = arithmetic.lift(self.delta, length)
-        return r if length <= delta else delta * r / length
+        return r if length <= delta else r * delta / length
 
     def params(self) -> dict:
         return {"delta": self.delta}
