@@ -3,6 +3,11 @@
 `Arithmetic(None)` is plain float64; `Arithmetic(50)` works with mpmath numbers at 50 decimal
 digits, stored in numpy arrays of dtype ``object`` so that the algorithm code (``+``, ``*``, ``@``)
 reads the same in both modes. Only the transcendental functions and linear solves dispatch on type.
+
+A product of an array and a number is written ``array * number``: ``mpf * array`` first tries mpmath's own
+multiplication, which fails only after building the message of the TypeError it then discards from the repr of the
+whole array, every entry printed at full precision (140 us against 12 us for a 4 x 4 array at 50 digits; a 50-digit
+recheck of a claim makes thousands). Both orders give the same numbers (each product is rounded once).
 """
 from __future__ import annotations
 

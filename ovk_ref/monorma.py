@@ -142,7 +142,7 @@ class MONORMA(OnlineLearner):
         # 3. new coefficient
         new = self.new_coefficient(eta_t, prediction, y)
         # 4. shrink
-        alphas = [c_t * alpha for alpha in self.alphas] + [new]
+        alphas = [alpha * c_t for alpha in self.alphas] + [new]
         centres = self.centres + [x]
         # 5. gamma recursion, one evaluation K^j(x_t, x_t) per kernel
         gamma = self.gamma.copy()

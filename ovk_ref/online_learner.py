@@ -89,7 +89,7 @@ class OnlineLearner:
 
     def new_coefficient(self, eta_t, prediction, y):
         """``alpha_{t,t} = -eta_t u_t``, ``u_t`` the loss (sub)gradient at the prediction (spec 5.1 step 2, 6.1 step 3)."""
-        return -eta_t * self.loss.gradient(prediction, y)
+        return self.loss.gradient(prediction, y) * -eta_t
 
     def coefficients(self) -> np.ndarray:
         """t x d array of ``alpha_{i,t}`` (zero where truncated)."""

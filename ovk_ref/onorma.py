@@ -73,7 +73,7 @@ class ONORMA(OnlineLearner):
         # ||f_t||^2 before truncation: c_t^2 ||f_{t-1}||^2 + 2 c_t <f_{t-1}(x_t), new> + <K(x_t,x_t) new, new>
         norm2 = c_t**2 * self.norm2 + 2 * c_t * np.dot(prediction, new) + np.dot(self.kernel(x, x) @ new, new)
         # 3. shrink the old coefficients
-        alphas = [c_t * alpha for alpha in self.alphas] + [new]
+        alphas = [alpha * c_t for alpha in self.alphas] + [new]
         centres = self.centres + [x]
         indices = self.indices + [t]
         # 4. truncate: keep the s_t most recent terms (indices i > t - s_t)

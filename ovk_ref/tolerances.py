@@ -91,6 +91,13 @@ BATCH_CONDITION_LIMIT = 1e4
 #: this relative amount, the size of the solver's own round-off and 100x below IDENTITY_RTOL.
 EIGENVALUE_TIE = 1e-12
 
+# --- kappa^2 on the box (proofs_check.constants.kappa2) ----------------------------------------------------------
+#: a feature kernel's kappa^2 is max over the vertices v of [0,1]^p of ||K(v, v)||_op at 60 digits; a vertex whose
+#: float64 ||K(v, v)||_op is below the largest float64 one by more than this (relative) cannot attain that max and is
+#: skipped. float64 puts each value within about (d + q) eps max_v ||K(v, v)||_op of the exact one (the product
+#: A(v) A(v)^T, then eigvalsh: < 1e-14 relative for d, q <= 4), 1e8 times less than this gap.
+KAPPA2_CONTENDER_GAP = 1e-6
+
 # --- inequalities that can hold with equality ----------------------------------------------------
 #: relative margin for an inequality checked in float64 whose two sides can tie (spec 11
 #: "Tolerances"), e.g. the subgradient inequality on an affine piece of a loss, or convexity on a
@@ -114,6 +121,12 @@ SCHEDULE_DIGITS = 50
 #: computed to within ~1e-48, while a non-integer power of a small integer (t <= 1e9) with a rational exponent
 #: of small denominator stays much farther than 1e-40 from every integer.
 SCHEDULE_INTEGER_SNAP = 1e-40
+#: a float64 power ``float(base) ** (0.5 + float(epsilon))`` farther than this (relative) from every integer has the
+#: floor of the exact power, so the SCHEDULE_DIGITS evaluation is skipped: float64's error there is below
+#: (ln(base) + 2) eps (the exponent read from its decimal and added, then pow), under 2e-13 relative for every base a
+#: float holds (ln 1.8e308 = 710), 5x below this guard; the exact powers (32^0.6 = 8) and their float64 neighbours
+#: (7.999...) fall inside it and are evaluated at SCHEDULE_DIGITS digits.
+SCHEDULE_FLOAT_GUARD = 1e-12
 
 # --- certified comparators for non-squared losses (proofs_check.comparators, spec 11) -----------------
 #: BFGS stops once ||grad F(w)|| <= this. The certified bound ||f_n|| <= ||w|| + ||grad F(w)|| / lam then

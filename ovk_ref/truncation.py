@@ -1,6 +1,7 @@
 """Truncation schedules ``t -> s_t``: after round t, ``f_t`` keeps the ``s_t`` most recent coefficients (spec 5.1 step 4, 5.3)."""
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import Callable
 
@@ -48,7 +49,12 @@ class Theorem2Schedule:
 
 @lru_cache(maxsize=65536)
 def _floor_power(base: int, epsilon: str) -> int:
-    """``floor(base^(1/2 + epsilon))`` for the decimal ``epsilon``, exact except within SCHEDULE_INTEGER_SNAP of an integer."""
+    """``floor(base^(1/2 + epsilon))`` for the decimal ``epsilon``, exact except within SCHEDULE_INTEGER_SNAP of an integer:
+    read off the float64 power when that is farther than SCHEDULE_FLOAT_GUARD from every integer (the same floor),
+    else evaluated at SCHEDULE_DIGITS digits."""
+    power = float(base) ** (0.5 + float(epsilon))
+    if abs(power - round(power)) > tolerances.SCHEDULE_FLOAT_GUARD * power:
+        return math.floor(power)
     with mpmath.workdps(tolerances.SCHEDULE_DIGITS):
         power = mpmath.power(base, mpmath.mpf(1) / 2 + mpmath.mpf(epsilon))
         return int(mpmath.floor(power + tolerances.SCHEDULE_INTEGER_SNAP))

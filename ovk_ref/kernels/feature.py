@@ -24,9 +24,10 @@ class Feature(OperatorKernel):
         self.q = M.shape[2]
 
     def features(self, x) -> np.ndarray:
-        """``A(x)``, a d x q matrix."""
+        """``A(x)``, a d x q matrix: ``M_0 + sum_k x_k M_k`` as one row-times-matrix product (what ``np.tensordot(x,
+        M[1:], axes=1)`` computes, without its 15 us of argument handling: a verify run evaluates 10^5 kernels)."""
         M = arithmetic.lift(self.M, x)
-        return M[0] + np.tensordot(x, M[1:], axes=1)
+        return M[0] + np.dot(np.reshape(x, (1, self.p)), M[1:].reshape(self.p, -1)).reshape(M.shape[1:])
 
     def __call__(self, x, z):
         return self.features(x) @ self.features(z).T

@@ -22,7 +22,7 @@ class LinearQuadratic(OperatorKernel):
         ones = arithmetic.lift(np.ones((self.d, self.d)), x)
         identity = arithmetic.lift(np.eye(self.d), x)
         mu = arithmetic.lift(self.mu, x)
-        return mu * inner * ones + (1 - mu) * inner**2 * identity
+        return ones * (mu * inner) + identity * ((1 - mu) * inner**2)
 
     def to_dict(self) -> dict:
         return {"type": "linear_quadratic", "mu": self.mu, "d": self.d}

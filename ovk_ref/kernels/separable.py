@@ -23,7 +23,7 @@ class Separable(OperatorKernel):
         self.d = self.B.shape[0]
 
     def __call__(self, x, z):
-        return self.scalar(x, z) * arithmetic.lift(self.B, x)
+        return arithmetic.lift(self.B, x) * self.scalar(x, z)
 
     def to_dict(self) -> dict:
         return {"type": f"{self.scalar.name}_separable", **self.scalar.params(), "B": self.B.tolist()}

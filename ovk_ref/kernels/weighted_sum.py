@@ -28,7 +28,7 @@ class WeightedSum(OperatorKernel):
         self.p = inputs.pop() if inputs else None
 
     def __call__(self, x, z):
-        return sum(arithmetic.lift(weight, x) * kernel(x, z) for weight, kernel in self.terms)
+        return sum(kernel(x, z) * arithmetic.lift(weight, x) for weight, kernel in self.terms)
 
     def to_dict(self) -> dict:
         return {"type": "sum", "terms": [{"weight": w, "kernel": k.to_dict()} for w, k in self.terms]}

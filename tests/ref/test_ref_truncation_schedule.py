@@ -2,10 +2,14 @@
 the rule, every s_t of the stream (t = 1..n, and only those) is checked before any kernel evaluation."""
 import re
 
+import mpmath
 import numpy as np
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 import ovk_ref
+from ovk_ref import tolerances, truncation
 from test_ref_bad_input import CountingKernel
 
 X = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]])
@@ -46,3 +50,19 @@ def test_only_the_windows_of_the_stream_are_checked():
     n = len(X)
     record = ovk_ref.onorma(X, Y, CountingKernel(), lam=0.1, eta=0.5, truncation=lambda t: 2 if t <= n else 0)
     assert list(record.support_sizes) == [1, 2, 2]
+
+
+def _floor_power_at_50_digits(base: int, epsilon: str) -> int:
+    with mpmath.workdps(tolerances.SCHEDULE_DIGITS):
+        return int(mpmath.floor(mpmath.power(base, mpmath.mpf(1) / 2 + mpmath.mpf(epsilon)) + tolerances.SCHEDULE_INTEGER_SNAP))
+
+
+@given(st.integers(1, 10**12), st.floats(1e-6, 0.5, exclude_max=True))
+@example(32, 0.1)                 # 32^0.6 = 8 exactly; float64 gives 7.999...
+@example(10**10, 0.25)            # 10^7.5: far from an integer
+@example(2**40, 0.125)            # 2^25 exactly
+def test_the_schedule_floor_read_off_float64_is_the_50_digit_one(base, epsilon):
+    """``_floor_power`` takes the float64 power's floor only where it is farther than SCHEDULE_FLOAT_GUARD from every
+    integer: the same floor as the SCHEDULE_DIGITS evaluation, exact powers included."""
+    truncation._floor_power.cache_clear()
+    assert truncation._floor_power(base, repr(epsilon)) == _floor_power_at_50_digits(base, repr(epsilon))
