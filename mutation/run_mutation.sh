@@ -2,7 +2,7 @@
 # Mutation score of ovk_ref's algorithm files (docs/mutation.md).
 #
 # mutmut 3 (the `mutation` extra) copies the project to mutants/, mutates onorma, monorma, online_learner,
-# batch, rkhs and truncation (pyproject.toml [tool.mutmut]), and kills each mutant with the tests of
+# learner_state, batch, rkhs and truncation (pyproject.toml [tool.mutmut]), and kills each mutant with the tests of
 #   tests/ref                                   (the reference's tests)
 #   tests/claims/test_claims_verdicts.py        (every claim of `ovk-check verify`, expected verdict)
 # that reach the mutated function, under the ci Hypothesis profile (derandomised, 25 examples per claim).

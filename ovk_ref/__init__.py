@@ -12,13 +12,15 @@ from ovk_ref.kernels import (
 )
 from ovk_ref.losses import Loss, as_loss
 from ovk_ref.monorma import MONORMA, monorma
-from ovk_ref.monorma import run_stream as run_monorma
+from ovk_ref.online_learner import run_stream
 from ovk_ref.onorma import ONORMA, onorma
-from ovk_ref.onorma import run_stream as run_onorma
 from ovk_ref.records import MonormaRecord, OnormaRecord
 from ovk_ref.rkhs import evaluate, rkhs_norm2
 from ovk_ref.synthetic import synthetic
 from ovk_ref.truncation import FixedWindow, Theorem2Schedule, theorem2_schedule
+
+#: a fresh ONORMA or MONORMA run over a whole stream, every round recorded (one function for both)
+run_onorma = run_monorma = run_stream
 
 __version__ = "0.1.0"
 #: version of the conventions fixed by the spec (paper-spec.md); bumps when a convention changes

@@ -1,4 +1,4 @@
-"""Checkpoint and resume: a learner's whole state as a portable JSON file (issue 13, item 2).
+"""Checkpoint and resume: a learner's whole state as a portable JSON file.
 
 ``save_learner(learner, path)`` writes ONORMA or MONORMA (parameters and state); ``load_learner(path)``
 rebuilds it, and the resumed learner continues exactly as the uninterrupted one would, bit for bit.
@@ -7,7 +7,8 @@ The file::
     {"format": "ovk-learner-checkpoint", "version": 1, "algorithm": "ONORMA" | "MONORMA",
      "parameters": {...}, "state": {...}, "sha256": "<digest of the three fields above and the version>"}
 
-Numbers of the state are strings: ``float.hex`` in float64, decimal strings with enough digits to give back
+The state holds every field of the learner's state class (``ovk_ref.learner_state``), each written as its
+``Form`` says. Numbers of the state are strings: ``float.hex`` in float64, decimal strings with enough digits to give back
 every bit at ``precision`` digits (mpmath). Kernels and losses are in their portable dict forms
 (``ovk_ref.kernels.portable``), truncation as ``{"type": "window", "s": s}`` or
 ``{"type": "theorem2", "t0": t0, "epsilon": epsilon}``. A file that is not such a checkpoint, has another
@@ -15,6 +16,7 @@ version, or whose content does not match its digest, is refused with a ValueErro
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -24,13 +26,13 @@ import numpy as np
 
 from ovk_ref import atomic_file, validation
 from ovk_ref.kernels import kernel_from_dict
+from ovk_ref.learner_state import Form
 from ovk_ref.monorma import MONORMA
 from ovk_ref.onorma import ONORMA
 from ovk_ref.truncation import FixedWindow, Theorem2Schedule
 
 FORMAT = "ovk-learner-checkpoint"
 VERSION = 1
-ALGORITHMS = {"ONORMA": ONORMA, "MONORMA": MONORMA}
 
 
 # --- numbers -----------------------------------------------------------------------------------------
@@ -94,102 +96,116 @@ def _truncation_to_dict(schedule):
                     "ovk_ref.theorem2_schedule(t0, epsilon) have a portable form")
 
 
-def _truncation_from_dict(spec):
+def _truncation_from_dict(spec, where: str):
     if spec is None:
         return None
     if isinstance(spec, dict) and spec.get("type") == "window" and spec.keys() == {"type", "s"}:
         return FixedWindow(spec["s"])
     if isinstance(spec, dict) and spec.get("type") == "theorem2" and spec.keys() == {"type", "t0", "epsilon"}:
         return Theorem2Schedule(spec["t0"], spec["epsilon"])
-    raise ValueError(f"checkpoint field parameters.truncation must be None, a window or a theorem2 dict, got {validation.shown(spec)}")
+    raise ValueError(f"checkpoint field {where} must be None, a window or a theorem2 dict, got {validation.shown(spec)}")
+
+
+def _onorma_parameters(learner) -> dict:
+    return {"kernel": _portable_kernel(learner.kernel, "kernel"), "truncation": _truncation_to_dict(learner.schedule)}
+
+
+def _monorma_parameters(learner) -> dict:
+    return {"kernels": [_portable_kernel(kernel, f"kernels[{j}]") for j, kernel in enumerate(learner.kernels)],
+            "r": learner.r.hex(), "all_zero": learner.all_zero}
+
+
+#: per algorithm: its class, and its own parameters in portable form (beside those of ``OnlineLearner``)
+ALGORITHMS = {"ONORMA": (ONORMA, _onorma_parameters), "MONORMA": (MONORMA, _monorma_parameters)}
+
+
+def _float_from_hex(text, where: str):
+    return None if text is None else _text_to_number(text, None, where)
+
+
+#: how a saved parameter becomes the constructor's argument again (the others are passed as they are)
+ARGUMENTS = {"lam": _float_from_hex, "eta": _float_from_hex, "r": _float_from_hex, "divergence_bound": _float_from_hex,
+             "truncation": _truncation_from_dict}
 
 
 def _parameters(learner) -> dict:
     common = {"lam": learner.lam.hex(), "eta": learner.eta.hex(), "loss": learner.loss.to_dict(),
               "precision": learner.num.precision, "on_divergence": learner.on_divergence,
               "divergence_bound": None if learner.divergence_bound is None else learner.divergence_bound.hex()}
-    if isinstance(learner, ONORMA):
-        return {"kernel": _portable_kernel(learner.kernel, "kernel"),
-                "truncation": _truncation_to_dict(learner.schedule), **common}
-    return {"kernels": [_portable_kernel(kernel, f"kernels[{j}]") for j, kernel in enumerate(learner.kernels)],
-            "r": learner.r.hex(), "all_zero": learner.all_zero, **common}
+    return {**ALGORITHMS[learner.algorithm][1](learner), **common}
 
 
 def _build(algorithm: str, parameters: dict):
     """A fresh learner from the saved parameters (every parameter checked again by its constructor)."""
     if not isinstance(parameters, dict):
         raise ValueError("checkpoint field parameters must be a dict")
-    values = dict(parameters)
-    for name in ("lam", "eta", "r", "divergence_bound"):
-        if values.get(name) is not None:
-            values[name] = _text_to_number(values[name], None, f"parameters.{name}")
-    if algorithm == "ONORMA":
-        values["truncation"] = _truncation_from_dict(values.get("truncation"))
-    return ALGORITHMS[algorithm](**values)
+    arguments = {name: ARGUMENTS[name](value, f"parameters.{name}") if name in ARGUMENTS else value
+                 for name, value in parameters.items()}
+    return ALGORITHMS[algorithm][0](**arguments)
 
 
-# --- state ---------------------------------------------------------------------------------------------
+# --- state: every field of the learner's state class, written and read by its Form (ovk_ref.learner_state) ----
+
+def _encode_field(value, form: Form, precision):
+    if value is None or form.kind == "count":
+        return value if value is None else int(value)
+    if form.kind == "rounds":
+        return [int(i) for i in value]
+    if form.kind == "terms":
+        return [_encode(term, precision) for term in value]
+    return _encode(value, precision)
+
 
 def _state(learner) -> dict:
-    precision = learner.num.precision
     with learner.num.context():
-        state = {"t": learner.t, "p": learner.p, "diverged_at": learner.diverged_at,
-                 "centres": [_encode(x, precision) for x in learner.centres],
-                 "alphas": [_encode(a, precision) for a in learner.alphas],
-                 "last_prediction": _encode(learner.last_prediction, precision),
-                 "last_new_coefficient": _encode(learner.last_new_coefficient, precision),
-                 "last_kernel_evaluations": int(learner.last_kernel_evaluations)}
-        if isinstance(learner, ONORMA):
-            state.update(indices=list(learner.indices), norm2=_encode(learner.norm2, precision))
-        else:
-            state.update(weights=_encode(learner.weights, precision), gamma=_encode(learner.gamma, precision))
-    return state
+        return {field.name: _encode_field(getattr(learner.state, field.name), field.metadata["form"],
+                                          learner.num.precision) for field in dataclasses.fields(learner.state)}
 
 
-def _integer(state, name, minimum, optional=False):
-    value = state.get(name)
-    if optional and value is None:
+def _shape(form: Form, sizes: dict, where: str) -> tuple:
+    for name in form.shape:
+        if sizes.get(name) is None:
+            raise ValueError(f"checkpoint field state.{name} must be set once {where} holds values")
+    return tuple(sizes[name] for name in form.shape)
+
+
+def _list(value, where: str) -> list:
+    if not isinstance(value, list):
+        raise ValueError(f"checkpoint field {where} must be a list, got {validation.shown(value)}")
+    return value
+
+
+def _decode_field(value, form: Form, sizes: dict, precision, where: str):
+    if value is None and form.optional:
         return None
-    return validation.integer(f"checkpoint field state.{name}", value, minimum=minimum)
+    if form.kind == "count":
+        return validation.integer(f"checkpoint field {where}", value, minimum=form.minimum)
+    if form.kind == "rounds":
+        return tuple(validation.integer(f"checkpoint field {where}", i, minimum=form.minimum)
+                     for i in _list(value, where))
+    if form.kind == "terms":
+        return tuple(_decode(term, _shape(form, sizes, where), precision, f"{where}[{i}]")
+                     for i, term in enumerate(_list(value, where)))
+    return _decode(value, _shape(form, sizes, where), precision, where)
 
 
-def _restore(learner, state) -> None:
-    """Set the saved state on the fresh ``learner``, after checking that its shapes fit its parameters."""
-    if not isinstance(state, dict):
+def _restore(learner, saved) -> None:
+    """Set the saved state on the fresh ``learner``: each field of its state class decoded by its form, the
+    arrays' sizes checked against the learner's (and the state's ``p``), then the fields checked together."""
+    if not isinstance(saved, dict):
         raise ValueError("checkpoint field state must be a dict")
-    precision, d = learner.num.precision, learner.d
-    t = _integer(state, "t", 0)
-    p = _integer(state, "p", 1, optional=True)
-    if learner.p is not None and p != learner.p:
-        raise ValueError(f"checkpoint field state.p must be the kernel's input dimension {learner.p}, got {validation.shown(p)}")
-    centres, alphas = state.get("centres"), state.get("alphas")
-    if not (isinstance(centres, list) and isinstance(alphas, list) and len(centres) == len(alphas) <= t):
-        raise ValueError("checkpoint fields state.centres and state.alphas must be lists of the same length, at most t")
-    if centres and p is None:
-        raise ValueError("checkpoint field state.p must be set once examples are stored")
-    restored = {"t": t, "p": p, "diverged_at": _integer(state, "diverged_at", 1, optional=True),
-                "last_kernel_evaluations": _integer(state, "last_kernel_evaluations", 0)}
+    values = {}
     with learner.num.context():
-        restored["centres"] = [_decode(x, (p,), precision, f"state.centres[{i}]") for i, x in enumerate(centres)]
-        restored["alphas"] = [_decode(a, (d,), precision, f"state.alphas[{i}]") for i, a in enumerate(alphas)]
-        for name in ("last_prediction", "last_new_coefficient"):
-            restored[name] = None if t == 0 else _decode(state.get(name), (d,), precision, f"state.{name}")
-        if isinstance(learner, ONORMA):
-            indices = state.get("indices")
-            if not (isinstance(indices, list) and len(indices) == len(alphas)
-                    and all(isinstance(i, int) and not isinstance(i, bool) for i in indices)
-                    and indices == sorted(set(indices)) and (not indices or (indices[0] >= 1 and indices[-1] == t))):
-                raise ValueError("checkpoint field state.indices must be the increasing rounds of the stored terms, "
-                                 "the last one t")
-            restored["indices"] = indices
-            restored["norm2"] = _decode(state.get("norm2"), (), precision, "state.norm2")
-        else:
-            if len(alphas) != t:
-                raise ValueError("checkpoint field state.alphas must hold t coefficients (MONORMA keeps every one)")
-            m = len(learner.kernels)
-            restored["weights"] = _decode(state.get("weights"), (m,), precision, "state.weights")
-            restored["gamma"] = _decode(state.get("gamma"), (m,), precision, "state.gamma")
-    learner.__dict__.update(restored)
+        for field in dataclasses.fields(learner.state):
+            values[field.name] = _decode_field(saved.get(field.name), field.metadata["form"],
+                                               {**learner.sizes(), **values}, learner.num.precision,
+                                               f"state.{field.name}")
+    state = type(learner.state)(**values)
+    state.check()
+    if learner.p is not None and state.p != learner.p:
+        raise ValueError(f"checkpoint field state.p must be the kernel's input dimension {learner.p}, "
+                         f"got {validation.shown(state.p)}")
+    learner.state = state
 
 
 # --- file ----------------------------------------------------------------------------------------------

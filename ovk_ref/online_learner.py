@@ -1,22 +1,34 @@
-"""What ONORMA and MONORMA share: the river-style ``learn_one`` / ``predict_one`` and the step of spec 1.
+"""What ONORMA and MONORMA share: the river-style ``learn_one`` / ``predict_one``, the step of spec 1, and the
+run over a whole stream (``run_stream``).
 
-A round is atomic (issue 13, item 1): every check (x, y, the loss's target rule, the round's truncation
-window) runs before the round; the round computes the learner's next state without touching the current
-one (``_next_state``); the state is replaced in one step at the end. An error, or an interruption, at any
-point leaves the learner exactly as it was.
+A round is atomic: every check (x, y, the loss's target rule, the round's truncation window) runs before the
+round; the round computes the learner's next state (``ovk_ref.learner_state``) from the current one, which it
+does not change; the learner swaps the new state in at the end. An error, or an interruption, at any point
+leaves the learner exactly as it was.
 """
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
 from ovk_ref import arithmetic, divergence, validation
 from ovk_ref.arithmetic import Arithmetic
+from ovk_ref.learner_state import LearnerState
 from ovk_ref.losses import as_loss
 
 
+def state_field(name: str) -> property:
+    """``learner.<name>``: the field ``name`` of the learner's current state, read-only (a round replaces the
+    state whole, ``ovk_ref.learner_state``)."""
+    return property(lambda self: getattr(self.state, name))
+
+
 class OnlineLearner:
-    """Subclasses set ``d`` and ``p`` and implement ``_predict(x)`` (``f_t(x)``), ``_next_state(x, y, **round)``
-    (the state after one round, a dict of attributes) and ``_divergence_fields(state)``.
+    """Subclasses set ``d`` (and the kernels) before calling ``__init__`` and implement ``_first_state(p)``
+    (``f_0 = 0``), ``_predict(x)`` (``f_t(x)``), ``_next_state(x, y, **round)`` (the state after one round),
+    ``_squared_norms(state)`` (what the divergence check watches beside the prediction and the new coefficient)
+    and ``_row(state)`` (the record's row of a round; ``record_class`` is the record's class).
 
     ``p`` is the input dimension: the kernel's; for a kernel that takes any, the ``p`` argument, or else the
     first example's (before it, ``predict_one`` accepts any width: ``f_0 = 0`` everywhere).
@@ -24,26 +36,36 @@ class OnlineLearner:
 
     #: short name used in messages (``ONORMA``, ``MONORMA``)
     algorithm: str
+    #: the class of what ``run_stream`` returns
+    record_class: type
     d: int
-    p: int | None
+    #: the state after round t (``ovk_ref.learner_state``); each round replaces it whole
+    state: LearnerState
 
-    def __init__(self, *, lam, eta, loss, precision, on_divergence="warn", divergence_bound=None, p=None):
+    t = state_field("t")
+    p = state_field("p")
+    centres = state_field("centres")
+    alphas = state_field("alphas")
+    last_prediction = state_field("last_prediction")
+    last_new_coefficient = state_field("last_new_coefficient")
+    last_kernel_evaluations = state_field("last_kernel_evaluations")
+    diverged_at = state_field("diverged_at")
+
+    def __init__(self, *, kernel_p, lam, eta, loss, precision, on_divergence, divergence_bound, p):
         if p is not None:
             p = validation.integer("p", p, minimum=1)
-            if self.p is not None and p != self.p:
-                raise ValueError(f"p must be the kernel's input dimension {self.p}, got {p}")
-            self.p = p
+            if kernel_p is not None and p != kernel_p:
+                raise ValueError(f"p must be the kernel's input dimension {kernel_p}, got {p}")
         self.loss = as_loss(loss)
         self.lam, self.eta = validation.step_parameters(lam, eta)
         self.num = Arithmetic(precision)
         self.on_divergence, self.divergence_bound = divergence.options(on_divergence, divergence_bound)
-        self.t = 0
-        self.centres = []        # x_i of the stored terms
-        self.alphas = []         # their coefficients alpha_{i,t}
-        self.last_prediction = None
-        self.last_new_coefficient = None
-        self.last_kernel_evaluations = 0
-        self.diverged_at = None  # first divergent round (ovk_ref.divergence), None while every round is finite
+        with self.num.context():
+            self.state = self._first_state(kernel_p if p is None else p)
+
+    def sizes(self) -> dict:
+        """The sizes the state's arrays are measured in, beside its own ``p`` (``learner_state.Form``)."""
+        return {"d": self.d}
 
     def predict_one(self, x) -> np.ndarray:
         """``f_t(x)`` for the current t (the prediction for the next example)."""
@@ -58,37 +80,43 @@ class OnlineLearner:
         self.loss.check_targets(y[None, :])
         round_parameters = self._round_parameters(self.t + 1)
         with self.num.context():
-            self._learn(self.num.array(x), self.num.array(y), round_parameters)
+            self.state = self._round(self.num.array(x), self.num.array(y), round_parameters)
 
     def _round_parameters(self, t) -> dict:
         """What round t needs beyond (x, y) that a user setting could make fail (ONORMA: the window s_t)."""
         return {}
 
-    def _learn(self, x, y, round_parameters) -> None:
-        """One round on checked inputs: compute the next state, check it for divergence, then replace the state."""
+    def _round(self, x, y, round_parameters) -> LearnerState:
+        """One round on checked inputs: the next state, checked for divergence; the current state is left alone."""
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):   # said once, below, not per operation
             state = self._next_state(x, y, **round_parameters)
-        state["t"] = self.t + 1
-        if self.p is None:
-            state["p"] = len(x)
-        if self.diverged_at is None:
-            found = divergence.first_divergent(*self._divergence_fields(state), self.divergence_bound)
+        if state.diverged_at is None:
+            found = divergence.first_divergent({"predictions": state.last_prediction[None],
+                                                "new_coefficients": state.last_new_coefficient[None]},
+                                               self._squared_norms(state), self.divergence_bound)
             if found is not None:
-                divergence.report(self.algorithm, state["t"], found[1], self.divergence_bound, self.on_divergence,
+                divergence.report(self.algorithm, state.t, found[1], self.divergence_bound, self.on_divergence,
                                   stacklevel=4)
-                state["diverged_at"] = state["t"]
-        self.__dict__.update(state)
+                state = dataclasses.replace(state, diverged_at=state.t)
+        return state
+
+    def _row(self, state) -> dict:
+        """The fields of the record's row for the round that gave ``state``."""
+        return {"predictions": state.last_prediction, "new_coefficients": state.last_new_coefficient,
+                "kernel_evaluations": state.last_kernel_evaluations}
 
     def step_size(self, t):
         """``eta_t = eta / sqrt(t)``, t from 1 (spec 1)."""
         return self.num.scalar(self.eta) / arithmetic.sqrt(self.num.scalar(t))
 
     def shrink_factor(self, eta_t):
-        """``c_t = 1 - eta_t lam`` (spec 1)."""
+        """``c_t = 1 - eta_t lam`` (spec 1), the factor of "update old coefficients" (Algorithm 1 step 2, Algorithm 2
+        step 1.2)."""
         return 1 - eta_t * self.lam
 
     def new_coefficient(self, eta_t, prediction, y):
-        """``alpha_{t,t} = -eta_t u_t``, ``u_t`` the loss (sub)gradient at the prediction (spec 5.1 step 2, 6.1 step 3)."""
+        """``alpha_{t,t} = -eta_t u_t``, ``u_t`` the loss (sub)gradient at the prediction (Algorithm 1 step 1,
+        Algorithm 2 step 1.1; spec 5.1 step 2, 6.1 step 3)."""
         return self.loss.gradient(prediction, y) * -eta_t
 
     def coefficients(self) -> np.ndarray:
@@ -101,3 +129,19 @@ class OnlineLearner:
     def _indices(self):
         """Round numbers i (1-based) of the stored terms."""
         return range(1, len(self.alphas) + 1)
+
+
+def run_stream(learner: OnlineLearner, X, Y):
+    """Feed a fresh ``learner`` the whole stream ``(X[t], Y[t])``, recording every round (spec 5, 6); every input,
+    and every round's parameters (ONORMA's windows ``s_t``), checked before any work."""
+    X, Y = validation.stream(X, Y, learner)
+    learner.loss.check_targets(Y)
+    num = learner.num
+    round_parameters = [learner._round_parameters(t) for t in range(1, len(Y) + 1)]
+    rows = []
+    with num.context():
+        for x, y, parameters in zip(X, Y, round_parameters):
+            learner.state = learner._round(num.array(x), num.array(y), parameters)
+            rows.append(learner._row(learner.state))
+    columns = {name: np.array([row[name] for row in rows]) for name in rows[0]}
+    return learner.record_class(**columns, coefficients=learner.coefficients(), diverged_at=learner.diverged_at)

@@ -1,19 +1,24 @@
-"""Algorithm 1, ONORMA, line by line (spec 5.1).
+"""Algorithm 1 of the paper, ONORMA, step by step as the paper's box numbers its steps (spec 5.1).
 
-Round t, with ``eta_t = eta / sqrt(t)`` and ``c_t = 1 - eta_t lam``:
-  1. predict ``p_t = f_{t-1}(x_t) = sum_{i<t} K(x_t, x_i) alpha_{i,t-1}``;
-  2. new coefficient ``alpha_{t,t} = -eta_t u_t``, ``u_t`` the (sub)gradient of the loss at ``p_t``;
-  3. shrink ``alpha_{i,t} = c_t alpha_{i,t-1}`` for ``i < t``;
-  4. truncate: keep only the ``s_t`` most recent coefficients.
+Round t, on the example ``(x_t, y_t)``, with ``eta_t = eta / sqrt(t)`` and ``c_t = 1 - eta_t lam``:
+  1. New coefficient: ``alpha_{t,t} = -eta_t u_t``, ``u_t`` the (sub)gradient of the loss at
+     ``z = f_{t-1}(x_t) = sum_{i<t} K(x_t, x_i) alpha_{i,t-1}`` (the online prediction, which is scored);
+  2. Update old coefficients: ``alpha_{i,t} = c_t alpha_{i,t-1}`` for ``1 <= i <= t-1``;
+  3. (Optional) truncation: ``alpha_{i,t} = 0`` for ``i <= t - s_t``: the ``s_t`` most recent terms are kept;
+  4. Obtain ``f_t = sum_{i<=t} K(., x_i) alpha_{i,t}``: the stored terms, which ``predict_one`` evaluates.
+Beside the box: ``||f_t||^2`` by the recursion of spec 6.2 with one kernel, and a downdate per dropped term (6.5).
+
+The spec numbers the same round in five steps: its 1 (predict ``p_t = f_{t-1}(x_t)``) and 2 (new coefficient)
+are the paper's step 1; its 3 (shrink), 4 (truncate) and 5 (``f_t``) are the paper's 2, 3 and 4.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ovk_ref import truncation as truncation_schedules
-from ovk_ref import validation
 from ovk_ref.kernels import as_kernel
-from ovk_ref.online_learner import OnlineLearner
+from ovk_ref.learner_state import OnormaState
+from ovk_ref.online_learner import OnlineLearner, run_stream, state_field
 from ovk_ref.records import OnormaRecord
 
 
@@ -25,19 +30,27 @@ class ONORMA(OnlineLearner):
     float64 or a number of decimal digits for mpmath. ``on_divergence`` ("warn" or "raise") and
     ``divergence_bound`` say what a divergent round does (``ovk_ref.divergence``). ``p`` fixes the input
     dimension from the start for a kernel that takes any (otherwise the first example fixes it).
+    The state after round t is ``state`` (``OnormaState``); its fields read as attributes too.
     """
 
     algorithm = "ONORMA"
+    record_class = OnormaRecord
+    state: OnormaState
+
+    indices = state_field("indices")
+    norm2 = state_field("norm2")
 
     def __init__(self, kernel, *, lam, eta, loss="squared", truncation=None, precision=None, on_divergence="warn",
                  divergence_bound=None, p=None):
         self.kernel = as_kernel(kernel)
-        self.d, self.p = self.kernel.d, self.kernel.p
-        super().__init__(lam=lam, eta=eta, loss=loss, precision=precision, on_divergence=on_divergence,
-                         divergence_bound=divergence_bound, p=p)
+        self.d = self.kernel.d
+        super().__init__(kernel_p=self.kernel.p, lam=lam, eta=eta, loss=loss, precision=precision,
+                         on_divergence=on_divergence, divergence_bound=divergence_bound, p=p)
         self.schedule = truncation_schedules.as_schedule(truncation)
-        self.indices = []        # round numbers i of the stored terms (truncation removes the oldest)
-        self.norm2 = self.num.scalar(0)   # ||f_t||^2, by the recursion of spec 6.2 (+ downdates, 6.5)
+
+    def _first_state(self, p) -> OnormaState:
+        """``f_0 = 0``: no terms, ``||f_0||^2 = 0``."""
+        return OnormaState(p=p, norm2=self.num.scalar(0))
 
     def _evaluate(self, x, centres=None, alphas=None):
         """``f(x) = sum_i K(x, x_i) alpha_i`` over the stored terms (or the given ones); returns (value, evaluations)."""
@@ -57,31 +70,34 @@ class ONORMA(OnlineLearner):
     def _round_parameters(self, t) -> dict:
         return {"s_t": None if self.schedule is None else truncation_schedules.window(self.schedule, t)}
 
-    def _divergence_fields(self, state):
-        return ({"predictions": state["last_prediction"][None], "new_coefficients": state["last_new_coefficient"][None]},
-                {"rkhs_norm2": [state["norm2"]]})
+    def _squared_norms(self, state):
+        return {"rkhs_norm2": [state.norm2]}
 
-    def _next_state(self, x, y, s_t) -> dict:
-        """Round t = self.t + 1 (steps 1-4 of the module docstring), as the learner's next state."""
+    def _row(self, state) -> dict:
+        return {**super()._row(state), "rkhs_norm2": state.norm2, "support_sizes": len(state.alphas)}
+
+    def _next_state(self, x, y, s_t) -> OnormaState:
+        """Round t = self.t + 1, steps 1-4 of Algorithm 1 (the module docstring), as the learner's next state."""
         t = self.t + 1
         eta_t = self.step_size(t)
         c_t = self.shrink_factor(eta_t)
-        # 1. predict with f_{t-1}
+        # 1. new coefficient, the gradient taken at z = f_{t-1}(x_t)
         prediction, evaluations = self._evaluate(x)
-        # 2. new coefficient
         new = self.new_coefficient(eta_t, prediction, y)
         # ||f_t||^2 before truncation: c_t^2 ||f_{t-1}||^2 + 2 c_t <f_{t-1}(x_t), new> + <K(x_t,x_t) new, new>
         norm2 = c_t**2 * self.norm2 + 2 * c_t * np.dot(prediction, new) + np.dot(self.kernel(x, x) @ new, new)
-        # 3. shrink the old coefficients
+        # 2. update old coefficients
         alphas = [alpha * c_t for alpha in self.alphas] + [new]
-        centres = self.centres + [x]
-        indices = self.indices + [t]
-        # 4. truncate: keep the s_t most recent terms (indices i > t - s_t)
+        centres = [*self.centres, x]
+        indices = [*self.indices, t]
+        # 3. (optional) truncation: keep the s_t most recent terms (indices i > t - s_t)
         while s_t is not None and indices[0] <= t - s_t:
             norm2 = self._drop_oldest(norm2, centres, alphas)
             del centres[0], indices[0], alphas[0]
-        return {"centres": centres, "indices": indices, "alphas": alphas, "norm2": norm2, "last_prediction": prediction,
-                "last_new_coefficient": new, "last_kernel_evaluations": evaluations}
+        # 4. f_t: its terms
+        return OnormaState(t=t, p=len(x), centres=tuple(centres), alphas=tuple(alphas), indices=tuple(indices),
+                           norm2=norm2, last_prediction=prediction, last_new_coefficient=new,
+                           last_kernel_evaluations=evaluations, diverged_at=self.diverged_at)
 
     def _drop_oldest(self, norm2, centres, alphas):
         """``||h||^2`` after removing the oldest term ``K(., x_i) a_i`` of ``h`` (spec 6.5):
@@ -96,25 +112,3 @@ def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision
     """Run Algorithm 1 over the stream ``(X[t], Y[t])`` (spec 5); see ``ONORMA`` for the parameters."""
     return run_stream(ONORMA(kernel, lam=lam, eta=eta, loss=loss, truncation=truncation, precision=precision,
                              on_divergence=on_divergence, divergence_bound=divergence_bound), X, Y)
-
-
-def run_stream(learner: ONORMA, X, Y) -> OnormaRecord:
-    """Feed a fresh ``learner`` the whole stream, recording every round; inputs are checked first."""
-    X, Y = validation.stream(X, Y, learner.kernel)
-    learner.loss.check_targets(Y)
-    n, d = Y.shape
-    round_parameters = [learner._round_parameters(t) for t in range(1, n + 1)]   # every s_t checked before any work
-    num = learner.num
-    predictions, new_coefficients = num.zeros((n, d)), num.zeros((n, d))
-    norms, evaluations, support = num.zeros(n), np.zeros(n, dtype=int), np.zeros(n, dtype=int)
-    with num.context():
-        for t in range(n):
-            learner._learn(num.array(X[t]), num.array(Y[t]), round_parameters[t])
-            predictions[t] = learner.last_prediction
-            new_coefficients[t] = learner.last_new_coefficient
-            norms[t] = learner.norm2
-            evaluations[t] = learner.last_kernel_evaluations
-            support[t] = len(learner.alphas)
-    return OnormaRecord(predictions=predictions, coefficients=learner.coefficients(), new_coefficients=new_coefficients,
-                        rkhs_norm2=norms, kernel_evaluations=evaluations, support_sizes=support,
-                        diverged_at=learner.diverged_at)

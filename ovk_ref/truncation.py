@@ -1,4 +1,5 @@
-"""Truncation schedules ``t -> s_t``: after round t, ``f_t`` keeps the ``s_t`` most recent coefficients (spec 5.1 step 4, 5.3)."""
+"""Truncation schedules ``t -> s_t``: after round t, ``f_t`` keeps the ``s_t`` most recent coefficients (Algorithm 1
+step 3, the optional truncation; spec 5.1 step 4, 5.3)."""
 from __future__ import annotations
 
 import math

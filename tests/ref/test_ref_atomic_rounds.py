@@ -6,6 +6,8 @@ Bad calls: x of the wrong width (against the kernel's p, or the first example's 
 width), x or y not finite, complex or text, y of the wrong width, a target the loss refuses (hinge: not
 one-hot), and (ONORMA) a truncation window that returns 0 or raises at that round.
 """
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import strategies as st
@@ -156,7 +158,7 @@ class _TouchesStateFirst(ovk_ref.MONORMA):
     """Planted fault: the issue's bug, state changed before the checks (here the evaluation count)."""
 
     def learn_one(self, x, y):
-        self.last_kernel_evaluations = -1
+        self.state = dataclasses.replace(self.state, last_kernel_evaluations=-1)
         super().learn_one(x, y)
 
 
