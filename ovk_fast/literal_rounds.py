@@ -10,6 +10,7 @@ once, by the run's own ``DivergenceWatch``, so the learner's warnings are silenc
 from __future__ import annotations
 
 import copy
+import dataclasses
 import warnings
 
 import numpy as np
@@ -18,11 +19,12 @@ from ovk_ref.divergence import DivergenceWarning
 
 
 def run_literally(checked, state: dict, X: np.ndarray, Y: np.ndarray, start: int, stop: int, record) -> tuple:
-    """Rounds ``start..stop-1`` (0-based) by a copy of the checked learner ``checked`` given ``state`` (its
-    attributes after round ``start``, 1-based: ``t = start``), calling ``record(round, learner)`` after each;
+    """Rounds ``start..stop-1`` (0-based) by a copy of the checked learner ``checked`` given ``state`` (the fields
+    of its ``ovk_ref.learner_state`` after round ``start``, 1-based: ``t = start``), calling ``record(round, learner)`` after each;
     returns the first round not run (the one after the first divergent round, or ``stop``) and the learner."""
     learner = copy.copy(checked)
-    learner.__dict__.update(state, t=start, p=X.shape[1], on_divergence="warn", diverged_at=None)
+    learner.on_divergence = "warn"
+    learner.state = dataclasses.replace(checked.state, **state, t=start, p=X.shape[1], diverged_at=None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DivergenceWarning)
         for t in range(start, stop):

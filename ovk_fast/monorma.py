@@ -137,7 +137,7 @@ def _literal_rounds(checked, X, Y, beta, start, first, stop, scales, initial, re
     predictions, new_coefficients, _, gamma_record, weights_record = records
     previous = 1.0 if first == start else scales[first - 1 - start]
     weights, gamma = initial if first == start else (weights_record[first - 1 - start], gamma_record[first - 1 - start])
-    state = {"centres": list(X[:first]), "alphas": list(previous * beta[:first]), "weights": weights.copy(),
+    state = {"centres": tuple(X[:first]), "alphas": tuple(previous * beta[:first]), "weights": weights.copy(),
              "gamma": gamma.copy()}
 
     def record(t, learner):

@@ -213,7 +213,7 @@ class _Run:
         indices = np.arange(self.before[first], first)                      # the support of f_{first-1}
         alphas = previous * np.where((indices >= start)[:, None], beta[np.maximum(indices - start, 0)],
                                      ring.beta[indices % capacity])
-        state = {"centres": list(self.X[indices]), "alphas": list(alphas), "indices": (indices + 1).tolist(),
+        state = {"centres": tuple(self.X[indices]), "alphas": tuple(alphas), "indices": tuple((indices + 1).tolist()),
                  "norm2": norm2 if first == start else float(self.norms[first - 1])}
 
         def record(t, learner):

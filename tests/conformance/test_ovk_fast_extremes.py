@@ -531,7 +531,7 @@ def test_a_handover_planted_one_shrink_off_is_caught(algorithm, field):
     def off(checked, state, *arguments, original=literal_rounds.run_literally):
         handed.append(state)
         value = state[field]
-        state = {**state, field: [0.99 * a for a in value] if isinstance(value, list) else 0.99 * value}
+        state = {**state, field: tuple(0.99 * a for a in value) if isinstance(value, tuple) else 0.99 * value}
         return original(checked, state, *arguments)
 
     module = importlib.import_module(f"ovk_fast.{algorithm}")
