@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import _thread
 import contextlib
+import gc
 import signal
 import sys
 import threading
@@ -38,25 +39,45 @@ def _interrupt(signum, frame):
     raise Interrupted(signum)
 
 
-def _raise_again_if_swallowed(previous_hook):
-    """An ``unraisablehook`` that raises a swallowed ``Interrupted`` again in the main thread.
+class _Redelivery:
+    """Delivers a swallowed ``Interrupted`` again in the main thread, once the main thread is out of the code that
+    swallowed it.
 
     A signal handler runs between any two bytecodes, also inside a garbage-collector callback or a ``__del__``
     (Hypothesis registers a gc callback), where Python prints an exception as "Exception ignored in ..." and goes
-    on: the run would continue as if the signal had never come. The hook re-arms the handler for that signal and
-    has it delivered once more (``_thread.interrupt_main``) from another thread a moment later, once the main
-    thread has left the callback (delivered at once, it would run inside the hook and be swallowed again); should it
-    land in a callback again, the hook sees it again."""
-    def hook(unraisable):
-        if isinstance(unraisable.exc_value, Interrupted):
-            signum = unraisable.exc_value.signum
-            signal.signal(signum, _interrupt)
-            again = threading.Timer(REDELIVERY_SECONDS, _thread.interrupt_main, args=(signum,))
-            again.daemon = True
-            again.start()
+    on: the run would continue as if the signal had never come. ``hook`` (the ``sys.unraisablehook``) re-arms the
+    handler for that signal and has it delivered once more (``_thread.interrupt_main``) from another thread a
+    moment later; should it land in a callback again, the hook sees it again. Swallowed during a collection, it is
+    delivered after the collection ends (``gc_phase``, a gc callback): a collection can take longer than the moment,
+    and the finalisers it runs may catch any exception themselves, out of the hook's sight."""
+
+    def __init__(self, previous_hook):
+        self.previous_hook = previous_hook
+        self.collecting = False
+        self.pending = None
+
+    def hook(self, unraisable) -> None:
+        if not isinstance(unraisable.exc_value, Interrupted):
+            self.previous_hook(unraisable)
             return
-        previous_hook(unraisable)
-    return hook
+        signum = unraisable.exc_value.signum
+        signal.signal(signum, _interrupt)
+        if self.collecting:
+            self.pending = signum
+        else:
+            self._deliver(signum)
+
+    def gc_phase(self, phase, info) -> None:
+        self.collecting = phase == "start"
+        if not self.collecting and self.pending is not None:
+            signum, self.pending = self.pending, None
+            self._deliver(signum)
+
+    @staticmethod
+    def _deliver(signum: int) -> None:
+        again = threading.Timer(REDELIVERY_SECONDS, _thread.interrupt_main, args=(signum,))
+        again.daemon = True
+        again.start()
 
 
 @contextlib.contextmanager
@@ -67,11 +88,13 @@ def signals_raise():
         yield
         return
     previous = {number: signal.signal(number, _interrupt) for number in SIGNALS}
-    previous_hook = sys.unraisablehook
-    sys.unraisablehook = _raise_again_if_swallowed(previous_hook)
+    redelivery = _Redelivery(sys.unraisablehook)
+    sys.unraisablehook = redelivery.hook
+    gc.callbacks.insert(0, redelivery.gc_phase)     # first: it knows a collection started before the others run
     try:
         yield
     finally:
-        sys.unraisablehook = previous_hook
+        gc.callbacks.remove(redelivery.gc_phase)
+        sys.unraisablehook = redelivery.previous_hook
         for number, handler in previous.items():
             signal.signal(number, handler)
