@@ -5,6 +5,8 @@ the spec's formulas (``claims.explicit``), never with another path through ``ovk
 """
 from __future__ import annotations
 
+import dataclasses
+
 import mpmath
 import numpy as np
 from hypothesis import strategies as st
@@ -273,7 +275,7 @@ def run_from(instance, delta0: float) -> dict:
     """ovk_ref's MONORMA learner started from ``delta_0 = delta0 1`` (the interface of ``monorma`` fixes ``1/m``)."""
     X, Y = common.arrays(instance)
     learner = ovk_ref.MONORMA(instance["kernels"], lam=instance["lam"], eta=instance["eta"], r=instance["r"], loss=instance["loss"])
-    learner.weights = np.full(len(instance["kernels"]), float(delta0))
+    learner.state = dataclasses.replace(learner.state, weights=np.full(len(instance["kernels"]), float(delta0)))
     record = ovk_ref.run_monorma(learner, X, Y)
     return {name: np.asarray(record[name], dtype=float) for name in ("predictions", "weights", "gamma", "new_coefficients")}
 

@@ -1,6 +1,8 @@
 """ONORMA from f_0 != 0 (spec C10, C12): the claims compute it as the implementation's run from 0 on shifted targets plus
 the shrunk f_0 (``common.warm_trajectory``); here that equals ovk_ref's learner started literally from f_0 (its
 expansion preset), on drawn instances of both claims' strategies, and a wrong reduction is caught."""
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,7 +20,8 @@ def literal_warm_run(instance, bound):
     direction = np.asarray(instance["f0"]["A"], dtype=float)
     start = direction * (instance["f0"]["fraction"] * bound / np.sqrt(float(ovk_ref.rkhs_norm2(kernel, centres, direction))))
     learner = ovk_ref.ONORMA(kernel, lam=instance["lam"], eta=instance["eta"], loss=instance["loss"])
-    learner.centres, learner.alphas, learner.indices = list(centres), list(start), [0] * len(centres)
+    learner.state = dataclasses.replace(learner.state, centres=tuple(centres), alphas=tuple(start),
+                                        indices=(0,) * len(centres))
     X, Y = common.arrays(instance)
     predictions, norms = [], []
     for x, y in zip(X, Y):
