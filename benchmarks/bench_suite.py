@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OVK_CHECK = [sys.executable, "-m", "proofs_check"]
+OVK_CHECK = [sys.executable, "-m", "ovk_cli"]
 THOROUGH_CLAIMS = "loss.convex,loss.subgradient,rkhs.feature_norm,prop2.iii"
 
 

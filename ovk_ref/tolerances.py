@@ -72,7 +72,7 @@ HIGH_PRECISION_TIE = 1e-40
 #: +-this per mismatch: away from 0 so that they are never mistaken for near-zero float margins.
 DISCRETE_MARGIN = 0.5
 
-# --- conformance vectors (proofs_check.conformance, issue 4) -----------------------------------
+# --- conformance vectors (ovk_conform, issue 4) -----------------------------------
 #: what a float64 implementation must meet on a golden vector, per field, relative to the field's
 #: scale max|expected| (expected = ovk_ref at 50 digits). The cases are built so that float64
 #: round-off stays near 1e-14 relative: at most 25 rounds, kernel norms and eta_1 kappa^2 of order 1,
@@ -136,13 +136,13 @@ SCHEDULE_FLOAT_GUARD = 1e-12
 #: larger than 1e-3 relative.
 OPTIMISER_GRADIENT_NORM = 1e-12
 
-# --- conformance precision classes (proofs_check.conformance.tolerance, issue 9 item 7) ---------
+# --- conformance precision classes (ovk_conform.tolerance, issue 9 item 7) ---------
 #: a float32 implementation against the reference, per field, relative to the field's scale max|expected|.
 #: Model: each round combines O(support) terms whose float32 rounding (unit roundoff u = 2^-24 = 6e-8) is
 #: relative to the terms' scale; predictions feed the next coefficients, and with eta_t = eta/sqrt(t) and
 #: shrink factors below 1 the propagated error stays a bounded multiple of the per-round error (every run
 #: of the vectors is stable). Measured with an honest float32 engine
-#: (proofs_check.conformance.plain_engine.float32_engine) on every quick and standard case float32 can
+#: (ovk_conform.plain_engine.float32_engine) on every quick and standard case float32 can
 #: represent and 60 fresh cases: at most 1.2e-6 of the scale, except MONORMA's weights with r = 10 at
 #: 1.2e-4 (delta^(r/(r+1)) sums amplify the gamma error). 1e-3 leaves a margin of 8 there and of 800
 #: elsewhere, and still rejects every regime fault on its regime case (the smallest: a batch solver stopped

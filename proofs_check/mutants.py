@@ -71,6 +71,3 @@ SYNTHETIC_MUTANTS = {
     "phi_indices_read_zero_based": _synthetic_with(phi_offset=1),
 }
 
-
-# --- regime faults for the conformance oracle (issue 9): each shows only in the regime its name says ----------
-from proofs_check.conformance.regime_faults import CONFORMANCE_MUTANTS  # noqa: E402  (kept with the faults above)

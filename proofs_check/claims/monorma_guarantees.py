@@ -40,7 +40,6 @@ from proofs_check.claims import common, explicit
 from proofs_check.claims.base import Outcome, claim
 from proofs_check.claims.common import discrete
 from proofs_check.claims.monorma import _explicit_gammas, run_monorma
-from proofs_check.proofs import monorma_bounds
 
 
 def online_losses(instance, predictions) -> list:
@@ -252,10 +251,10 @@ def _norm_outcome(instance, impl, precision, factor2, gradient_bound: float, *, 
         norm = math.sqrt(max(step["norm2"], 0.0))
         resolved.append(norm)
         checks = [("||f_t||_{H_delta_t} <= bound", norm, bound)]
-        if steps_checked:   # the proof's steps (u), (b) and (c), each a checked inequality (proofs.monorma_bounds)
+        if steps_checked:   # the proof's steps (u), (b) and (c), each a checked inequality (``norm_step_values``)
             # (c) is an equality for m copies (delta_j = m^(-1/r)): compared at the run's precision
             checks += [(label, observed, allowed) for name, label, observed, allowed
-                       in monorma_bounds.norm_step_values(step, C, lam, kappas, factor2) if name != "combination"]
+                       in norm_step_values(step, C, lam, kappas, factor2) if name != "combination"]
         margins.append(math.inf)
         for name, observed, allowed in checks:
             margin = float(allowed - observed)
@@ -449,3 +448,19 @@ def zero_weight_absorbing(instance, impl, precision=None):
     outcome = discrete(mismatches)
     outcome.informative = m >= 2 and zero_before_last
     return outcome
+
+
+GRADIENT_LABEL = "||u_t|| <= G"
+WEIGHT_SUM_LABEL = "sum_j delta^j_t <= m^((1-1/r)_+)"
+
+
+def norm_step_values(step: dict, G, lam, kappas, factor2) -> list:
+    """The steps of the norm proof at one round, ``(name, label, observed, allowed)``, in the numbers of ``step`` (a
+    round of ``_norm_steps``: float64, or mpf for the weights at a recheck's precision)."""
+    values = [("gradient", GRADIENT_LABEL, step["gradient_norm"], G)]
+    values += [("kernel_norms", f"||g^{j}_t|| <= C kappa_j / lam", math.sqrt(max(g2, 0.0)), G * kappa / lam)
+               for j, (g2, kappa) in enumerate(zip(step["norms2"], kappas))]
+    values.append(("weight_sum", WEIGHT_SUM_LABEL, step["delta_sum"], factor2))
+    values.append(("combination", "||f_t||^2 <= S(delta_t) max_j ||g^j_t||^2", step["norm2"],
+                   float(step["delta_sum"]) * max(step["norms2"])))
+    return values

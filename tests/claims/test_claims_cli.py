@@ -2,7 +2,7 @@
 import json
 
 from proofs_check import CLAIMS
-from proofs_check.cli import main
+from ovk_cli.cli import main
 from proofs_check.runner import INFORMATIVE_FLOOR
 
 

@@ -1,6 +1,6 @@
 """``ovk-check verify --scheduler ADDRESS`` (issue 14, item 3): a real Dask scheduler and two workers, started as
 their own processes on the loopback interface, run a small hunt and report what the serial run reports. They follow
-the test process (``proofs_check.parent_watch``): a killed test run leaves no scheduler or worker behind."""
+the test process (``ovk_cli.parent_watch``): a killed test run leaves no scheduler or worker behind."""
 import contextlib
 import json
 import os
@@ -14,7 +14,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from proofs_check.cli import main  # noqa: E402
+from ovk_cli.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 #: a claim that holds, one found false (its counterexample shrunk), one that holds with margin 0
@@ -31,7 +31,7 @@ def _report(path: Path) -> list:
 def _start(module_and_arguments, tmp_path, name, parent=None):
     """``python -m MODULE ARGS`` as its own session, ending when the process ``parent`` (this one) ends."""
     log = open(tmp_path / f"{name}.log", "w")
-    command = [sys.executable, "-m", "proofs_check.parent_watch", str(parent or os.getpid()), *module_and_arguments]
+    command = [sys.executable, "-m", "ovk_cli.parent_watch", str(parent or os.getpid()), *module_and_arguments]
     return subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True), log
 
 

@@ -13,7 +13,7 @@ from proofs_check.runner import search_seed
 ROOT = Path(__file__).resolve().parents[2]
 #: a claim that holds, one found false (its counterexample shrunk), a MONORMA identity
 CLAIM_IDS = ["def1.reproducing", "prop2.i_without_lam", "monorma.copies"]
-RUN = ("import sys, proofs_check; from proofs_check.cli import main; "
+RUN = ("import sys, proofs_check; from ovk_cli.cli import main; "
        "print(proofs_check.__file__, file=sys.stderr); sys.exit(main(sys.argv[1:]))")
 
 

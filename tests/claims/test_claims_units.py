@@ -9,8 +9,10 @@ import os
 
 import pytest
 
-from proofs_check import budget, parallel, units
-from proofs_check.cli import main
+from proofs_check import budget, units
+
+from ovk_cli import parallel
+from ovk_cli.cli import main
 from proofs_check.runner import Verdict, run_claim
 
 #: a claim that holds, one found false (its counterexample shrunk), a MONORMA identity, a convexity with margin 0
@@ -163,7 +165,7 @@ def test_budget_parses_times_and_instance_counts(text, parsed):
 def test_bad_options_are_refused_before_any_work(argv, message, capsys, monkeypatch):
     def never_called(*args, **kwargs):
         raise AssertionError("the work started before the options were checked")
-    monkeypatch.setattr("proofs_check.commands.verify.map_ordered", never_called)
+    monkeypatch.setattr("ovk_cli.commands.verify.map_ordered", never_called)
     assert main(["verify", "--claim", "loss.convex", *argv]) == 2
     assert message in capsys.readouterr().err
 
@@ -181,7 +183,7 @@ def test_a_worker_process_that_dies_ends_the_run_with_a_message_not_a_traceback(
 
 
 def test_verify_says_a_worker_died_and_exits_3(capsys, monkeypatch):
-    from proofs_check.commands import verify
+    from ovk_cli.commands import verify
 
     def lost(*args, **kwargs):
         raise parallel.WorkerLost("a worker process died (killed, or out of memory) while 1 of 2 items were unfinished")

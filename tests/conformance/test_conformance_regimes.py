@@ -3,11 +3,12 @@ and the first diverging round named; ovk_fast passes every regime."""
 import pytest
 
 import ovk_fast
-from proofs_check.conformance import run
-from proofs_check.conformance.levels import LEVELS
-from proofs_check.conformance.regime_faults import CONFORMANCE_MUTANTS, FAULT_REGIMES
-from proofs_check.conformance.regimes import REGIMES, stored_rounds
-from proofs_check.conformance.vectors import ALGORITHMS, load_cases
+from ovk_conform import run
+from ovk_conform.levels import LEVELS
+from ovk_conform.regime_faults import CONFORMANCE_MUTANTS, FAULT_REGIMES
+from ovk_conform.regimes import REGIMES, stored_rounds
+from ovk_conform.manifest import load_cases
+from ovk_conform.vectors import ALGORITHMS
 from proofs_check.mutants import CONFORMANCE_MUTANTS as KEPT_WITH_THE_OTHER_MUTANTS
 
 # fault -> (first diverging round, field), derived from the fault: eta_257 restarts at eta_1, so alpha_{257,257}

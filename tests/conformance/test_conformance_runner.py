@@ -8,14 +8,14 @@ import pytest
 import ovk_fast
 import ovk_ref
 from ovk_ref import tolerances
-from proofs_check import cli
-from proofs_check.conformance import (
+from ovk_cli import cli
+from ovk_conform import (
     VECTORS_VERSION,
     assert_conforms,
     parametrize_with_vectors,
     run,
 )
-from proofs_check.conformance.levels import LEVELS
+from ovk_conform.levels import LEVELS
 from proofs_check.mutants import MUTANTS
 
 

