@@ -25,6 +25,7 @@ import os
 
 from ovk_cli import parent_watch
 from ovk_cli.errors import UsageError
+from ovk_fast.threads import usable_cores
 
 #: modules the forkserver imports once, so that every local worker starts with them loaded
 PRELOAD = ["proofs_check.units", "proofs_check.claims"]
@@ -35,8 +36,8 @@ class WorkerLost(RuntimeError):
 
 
 def default_workers() -> int:
-    """The machine's cores (those this process may use)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    """The machine's cores (those this process may use: ``ovk_fast.threads.usable_cores``)."""
+    return usable_cores()
 
 
 def check_workers(option: str, workers) -> int:

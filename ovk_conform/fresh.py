@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 
 import ovk_ref
-from ovk_ref import atomic_file, tolerances
+from ovk_ref import atomic_file
+from ovk_conform import tolerance
 from ovk_conform.reference import reference_fields
 from ovk_conform.scope import Scope
 from ovk_conform.vectors import EXACT_FIELDS, FORMAT, Case, cases_in
@@ -156,7 +157,7 @@ def _well_posed(algorithm: str, case: dict) -> bool:
     kernel = ovk_ref.as_kernel(case["arguments"]["kernel"])
     t = len(case["X"])
     eigenvalues = np.linalg.eigvalsh(kernel.gram(case["X"]) + t * case["arguments"]["lam"] * np.eye(t * kernel.d))
-    return eigenvalues[0] > 0 and eigenvalues[-1] / eigenvalues[0] <= tolerances.BATCH_CONDITION_LIMIT
+    return eigenvalues[0] > 0 and eigenvalues[-1] / eigenvalues[0] <= tolerance.BATCH_CONDITION_LIMIT
 
 
 def draw_cases(seed: int, count: int, scope, long: int = 0) -> list:

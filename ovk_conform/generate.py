@@ -21,9 +21,9 @@ import mpmath
 import numpy as np
 
 import ovk_ref
-from ovk_ref import atomic_file, tolerances
+from ovk_ref import atomic_file
 from ovk_conform import cases as case_definitions
-from ovk_conform import checkpoints, manifest
+from ovk_conform import checkpoints, manifest, tolerance
 from ovk_conform.reference import reference_fields
 from ovk_conform.regimes import (
     QUICK_REGIME,
@@ -85,7 +85,7 @@ def _check_conditioning(case: dict) -> None:
     t = len(case["X"])
     eigenvalues = np.linalg.eigvalsh(kernel.gram(case["X"]) + t * case["arguments"]["lam"] * np.eye(t * kernel.d))
     condition = eigenvalues[-1] / eigenvalues[0]
-    if condition > tolerances.BATCH_CONDITION_LIMIT:
+    if condition > tolerance.BATCH_CONDITION_LIMIT:
         raise ValueError(f"batch case {case['id']!r}: condition number {condition:.3g} exceeds BATCH_CONDITION_LIMIT")
 
 
@@ -184,7 +184,7 @@ def main(argv=None) -> int:
             differing.append(manifest.MANIFEST_PATH.name)
     else:   # the manifest covers every file (with --quick the regime files on disk)
         atomic_file.write_text(manifest.MANIFEST_PATH, _manifest_text(all_files))
-        _pin_manifest_digest(manifest.sha256(manifest.MANIFEST_PATH))
+        _pin_manifest_digest(atomic_file.sha256(manifest.MANIFEST_PATH))
         print(f"wrote {manifest.MANIFEST_PATH} and pinned its sha256 in {manifest.__file__}")
     if differing:
         print(f"stored vectors differ from a fresh generation: {', '.join(differing)}", file=sys.stderr)

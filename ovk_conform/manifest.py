@@ -9,10 +9,10 @@ A tampered, truncated or missing file, a VERSION that disagrees with the manifes
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
+from ovk_ref import atomic_file
 from ovk_conform.vectors import (
     ALGORITHMS,
     VECTORS_DIR,
@@ -33,24 +33,20 @@ class IntegrityError(ValueError):
     """A vector file does not match the manifest (or the manifest does not match the pinned digest)."""
 
 
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def manifest_entry(path: Path) -> dict:
-    return {"sha256": sha256(path), "cases": len(read_vector_file(path)["cases"])}
+def manifest_entry(path: Path, digest: str) -> dict:
+    return {"sha256": digest, "cases": len(read_vector_file(path)["cases"])}
 
 
 def build(paths) -> dict:
     """The manifest for these vector files (paths under VECTORS_DIR)."""
-    return {"vectorsVersion": VECTORS_VERSION,
-            "files": {path.relative_to(VECTORS_DIR).as_posix(): manifest_entry(path) for path in sorted(paths)}}
+    names = [path.relative_to(VECTORS_DIR).as_posix() for path in paths]
+    return {"vectorsVersion": VECTORS_VERSION, "files": atomic_file.file_manifest(VECTORS_DIR, names, manifest_entry)}
 
 
 def read_manifest() -> dict:
     if not MANIFEST_PATH.exists():
         raise IntegrityError(f"vector manifest {MANIFEST_PATH} is missing")
-    if sha256(MANIFEST_PATH) != MANIFEST_SHA256:
+    if atomic_file.sha256(MANIFEST_PATH) != MANIFEST_SHA256:
         raise IntegrityError(f"vector manifest {MANIFEST_PATH} has been modified (sha256 differs from the digest "
                              f"pinned in ovk_conform/manifest.py)")
     manifest = json.loads(MANIFEST_PATH.read_text())
@@ -70,7 +66,7 @@ def verify(path: Path) -> dict:
         raise IntegrityError(f"vector file {path} is not listed in the manifest {MANIFEST_PATH}")
     if not path.exists():
         raise IntegrityError(f"vector file {path} is missing")
-    if sha256(path) != entry["sha256"]:
+    if atomic_file.sha256(path) != entry["sha256"]:
         raise IntegrityError(f"vector file {path} has been modified or truncated (sha256 differs from the manifest)")
     content = read_vector_file(path)
     if len(content["cases"]) != entry["cases"]:

@@ -28,6 +28,9 @@ from collections.abc import Mapping
 PROTOCOL = "ovk-conform-1"
 #: the functions an implementation may offer
 ALGORITHMS = ("onorma", "monorma", "batch_ridge")
+# The field lists below are those ovk_conform.vectors derives from ovk_ref.records, written out because this module
+# uses the standard library only (the worker process loads it beside the implementation, which may bring its own
+# ovk_ref); tests/conformance/test_conformance_vectors.py checks that they agree.
 #: fields with one row per round t (row t-1), in the order divergences are reported
 ROUND_FIELDS = {
     "onorma": ("predictions", "new_coefficients", "rkhs_norm2", "kernel_evaluations", "support_sizes"),

@@ -17,18 +17,13 @@ import time
 import numpy as np
 
 from ovk_conform import checkpoints, fresh, limits, tolerance
+from ovk_ref import closeness
 from ovk_conform.hosts import InProcessHost
 from ovk_conform.levels import LEVELS, cannot_see, level_cases
-from ovk_conform.protocol import (
-    ALGORITHMS,
-    EXACT_FIELDS,
-    FINAL_FIELDS,
-    REQUIRED_FIELDS,
-    ROUND_FIELDS,
-)
+from ovk_conform.protocol import ALGORITHMS, REQUIRED_FIELDS
 from ovk_conform.report import RAN, Coverage, Outcome, Report
 from ovk_conform.scope import Scope
-from ovk_conform.vectors import Case
+from ovk_conform.vectors import EXACT_FIELDS, FINAL_FIELDS, ROUND_FIELDS, Case
 from ovk_conform.wire import CallResult
 
 #: how a case cut short or left out by ``--deadline`` says so
@@ -44,13 +39,11 @@ class Interrupted(BaseException):
 
 
 def _scale(case: Case, name: str) -> float:
-    expected = case.expected[name]
-    finite = np.isfinite(expected)
-    return float(np.max(np.abs(expected[finite]))) if np.any(finite) else 0.0
+    return closeness.field_scale(case.expected[name])
 
 
-def _tolerance(case: Case, name: str, rtol: float) -> float:
-    return 0.0 if name in EXACT_FIELDS else rtol * _scale(case, name)
+def _tolerance_class(name: str, precision: str) -> closeness.ToleranceClass:
+    return tolerance.EXACT if name in EXACT_FIELDS else tolerance.CLASSES[precision]
 
 
 def _compared_rows(case: Case, name: str, values: np.ndarray) -> np.ndarray:
@@ -79,35 +72,32 @@ def _as_real_array(name: str, value, case: Case):
     return actual, None
 
 
-def _check_field(case: Case, name: str, value, rtol: float) -> tuple:
+def _check_field(case: Case, name: str, value, precision: str) -> tuple:
     """(max abs error, max rel error, first bad row or None, message)."""
     actual, problem = _as_real_array(name, value, case)
     if problem:
         return np.inf, np.inf, 0, problem
     actual, expected = _compared_rows(case, name, actual), case.expected[name]
-    with np.errstate(invalid="ignore"):
-        error = np.abs(actual - expected)
-    non_finite = ~np.isfinite(actual) & np.isfinite(expected)
-    error[non_finite] = np.inf
-    error[~np.isfinite(actual) & ~np.isfinite(expected) & (actual.astype(str) == expected.astype(str))] = 0.0
-    rows = error.reshape(len(error), -1).max(axis=1) if error.size else error
-    scale, tolerance_ = _scale(case, name), _tolerance(case, name, rtol)
+    scale, tolerance_class = _scale(case, name), _tolerance_class(name, precision)
+    error, _, bad = closeness.bad_rows(actual, expected, tolerance_class, scale)
     max_abs = float(np.max(error)) if error.size else 0.0
     max_rel = max_abs / scale if scale > 0 else (0.0 if max_abs == 0 else np.inf)
-    bad = np.flatnonzero(~(rows <= tolerance_))
     if not bad.size:
         return max_abs, max_rel, None, ""
     row = int(bad[0])
-    reason = " (non-finite where the reference is finite)" if np.any(non_finite.reshape(len(error), -1)[row]) else ""
+    rows = error.reshape(len(error), -1).max(axis=1)
+    non_finite = ~np.isfinite(actual[row]) & np.isfinite(expected[row])
+    reason = " (non-finite where the reference is finite)" if np.any(non_finite) else ""
     return max_abs, max_rel, row, (
         f"{name} row {_row_label(case, name, row)}: expected {expected[row].tolist()}, got {actual[row].tolist()}"
-        f"{reason} (error {rows[row]:.3g} > tolerance {tolerance_:.3g} = rtol {rtol:g} x scale {scale:.3g})")
+        f"{reason} (error {rows[row]:.3g} > tolerance {float(tolerance_class.allowed(scale)):.3g} = rtol "
+        f"{tolerance.rtol(precision):g} x scale {scale:.3g})")
 
 
 def check_fields(case: Case, fields: dict, precision: str = "float64") -> Outcome:
     """Compare the returned ``fields`` (name -> array) of one case with the reference."""
     outcome = Outcome(case.algorithm, case.id, "fail", case.regime, case.size, case.origin)
-    rtol = tolerance.rtol(precision)
+    tolerance.rtol(precision)   # a known precision class (ValueError otherwise)
     checks = {}
     for name in ROUND_FIELDS[case.algorithm] + FINAL_FIELDS[case.algorithm]:
         value = fields.get(name)
@@ -116,7 +106,7 @@ def check_fields(case: Case, fields: dict, precision: str = "float64") -> Outcom
                 outcome.message = f"returned no {name!r} (required by the protocol)"
                 return outcome
             continue
-        checks[name] = _check_field(case, name, value, rtol)
+        checks[name] = _check_field(case, name, value, precision)
     outcome.fields_checked = list(checks)
     outcome.field_errors = {name: (check[1] if np.isfinite(check[1]) else None) for name, check in checks.items()}
     outcome.max_abs_error = max(check[0] for check in checks.values())
@@ -167,7 +157,8 @@ def compare_runs(case: Case, first: CallResult, second: CallResult, precision: s
     where = f"run 1 (process {first.process}) and run 2 (process {second.process})"
     if second.error is not None or second.unsupported is not None:
         return "different", f"{where}: run 1 returned fields, run 2 {second.error or 'answered unsupported'}"
-    rtol, largest = tolerance.rtol(precision), 0.0
+    tolerance.rtol(precision)   # a known precision class (ValueError otherwise)
+    largest = 0.0
     for name in sorted(set(first.fields) | set(second.fields)):
         if name not in first.fields or name not in second.fields:
             return "different", f"{where}: only one of them returned {name}"
@@ -183,7 +174,7 @@ def compare_runs(case: Case, first: CallResult, second: CallResult, precision: s
         with np.errstate(invalid="ignore"):
             difference = np.abs(a - b)
         difference[np.isnan(a) & np.isnan(b)] = 0.0
-        allowed = _tolerance(case, name, rtol) if name in case.expected else 0.0
+        allowed = float(_tolerance_class(name, precision).allowed(_scale(case, name))) if name in case.expected else 0.0
         rows = difference.reshape(len(difference), -1).max(axis=1) if difference.ndim else difference.reshape(1)
         bad = np.flatnonzero(~(rows <= allowed))
         if bad.size:

@@ -21,16 +21,22 @@ from pathlib import Path
 
 import numpy as np
 
+from ovk_ref.records import MonormaRecord, OnormaRecord
 from ovk_conform.hexfloats import decode_floats, encode_floats
 from ovk_conform.protocol import (  # noqa: F401  (the vector format uses the protocol's names)
     ALGORITHMS,
-    EXACT_FIELDS,
-    FINAL_FIELDS,
     REQUIRED_FIELDS,
-    ROUND_FIELDS,
     call_arguments,
     truncation_argument,
 )
+
+#: fields with one row per round t (row t-1), in the order divergences are reported: those of ovk_ref's records
+ROUND_FIELDS = {"onorma": OnormaRecord.round_fields(), "monorma": MonormaRecord.round_fields(), "batch_ridge": ()}
+#: fields of the final state, one row per coefficient index i (batch ridge returns its coefficients alone)
+FINAL_FIELDS = {"onorma": OnormaRecord.final_fields(), "monorma": MonormaRecord.final_fields(),
+                "batch_ridge": ("coefficients",)}
+#: integer counts, compared exactly
+EXACT_FIELDS = tuple(dict.fromkeys(OnormaRecord.exact_fields() + MonormaRecord.exact_fields()))
 
 VECTORS_DIR = Path(__file__).resolve().parent / "vectors"
 REGIMES_DIR = VECTORS_DIR / "regimes"

@@ -31,12 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from ovk_conform.hexfloats import decode_floats, encode_floats
-from ovk_conform.protocol import (
-    EXACT_FIELDS,
-    FINAL_FIELDS,
-    PROTOCOL,
-    ROUND_FIELDS,
-)
+from ovk_conform.protocol import PROTOCOL
+from ovk_conform.vectors import EXACT_FIELDS, FINAL_FIELDS, ROUND_FIELDS
 
 #: a result nests at most this deep: {"fields": {name: {"real": [[number]]}}}
 MAX_DEPTH = 5

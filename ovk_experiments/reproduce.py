@@ -42,27 +42,18 @@ def dataset_results(settings, name: str, step=None) -> tuple[list, list]:
     return first, [figure2.run(engine, dataset, settings, result.input_scaling, step) for result in first]
 
 
-def _map_here(function, items, done) -> list:
-    """``[function(item) for item in items]`` in this process, ``done(index, result)`` after each."""
-    results = []
-    for index, item in enumerate(items):
-        results.append(function(item))
-        done(index, results[-1])
-    return results
-
-
 def reproduce(settings, out_dir, *, command: str = "ovk-check reproduce", progress: bool = True,
-              skipped: tuple = (), workers: int = 1, map_ordered=None) -> dict:
+              skipped: tuple = (), workers: int = 1, map_ordered) -> dict:
     """All of Figure 1, Figure 2 and Table 3 for ``settings.datasets``; returns ``{output name: path}``.
 
     Checks that every data set and the engine are available and that ``out_dir`` may be replaced before any
     work (a missing optional extra raises ``MissingExtraError`` naming it). ``skipped`` names the data sets
     left out because an extra is missing; the report says so. Progress goes to stderr (by step in one process,
     by data set with ``workers`` > 1 processes, each data set in one of them; the results do not depend on
-    ``workers``). ``map_ordered(function, items, done=...)`` runs the data sets (the caller's executor, e.g.
-    ``ovk_cli.parallel.map_ordered`` on ``workers`` processes); by default, one after another in this process.
+    ``workers``). ``map_ordered(function, items, done=...)`` runs the data sets where the caller says and returns
+    their results in order (``ovk_cli.parallel.map_ordered`` on ``workers`` processes: one worker runs them in this
+    process).
     """
-    map_ordered = map_ordered or _map_here
     data.check_available(settings.datasets)
     engine = engines.resolve(settings.engine)
     atomic.check_replaceable(out_dir, OUTPUTS)

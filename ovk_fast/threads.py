@@ -25,10 +25,16 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform has one, else the machine's): the one
+    count of cores of the project (``ovk_cli.parallel.default_workers`` counts worker processes with it)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def threads_from(value: str | None) -> int:
-    """The pool's size from the ``OVK_FAST_THREADS`` environment variable (unset: the machine's cores)."""
+    """The pool's size from the ``OVK_FAST_THREADS`` environment variable (unset: the cores this process may use)."""
     if value is None:
-        return os.cpu_count() or 1
+        return usable_cores()
     if not value.strip().isdigit() or int(value) < 1:
         raise ValueError(f"OVK_FAST_THREADS must be a positive integer (threads of ovk_fast's pool), got {value!r}")
     return int(value)

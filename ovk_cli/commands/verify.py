@@ -15,7 +15,7 @@ import sys
 import time
 
 import ovk_ref
-from ovk_ref import tolerances
+from proofs_check import tolerances
 from proofs_check import budget, profiles, report, units
 from ovk_cli import outputs
 from proofs_check.claims import CLAIMS

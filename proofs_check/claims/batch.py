@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ovk_ref import tolerances
+from proofs_check import tolerances
 from ovk_ref.kernels import as_kernel
 from proofs_check import strategies
 from proofs_check.claims import common

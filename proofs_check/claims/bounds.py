@@ -12,7 +12,8 @@ import sympy as sp
 from hypothesis import strategies as st
 
 import ovk_ref
-from ovk_ref import arithmetic, tolerances
+from ovk_ref import arithmetic
+from proofs_check import tolerances
 from ovk_ref.arithmetic import Arithmetic
 from proofs_check import comparators, constants, strategies
 from proofs_check.claims import common

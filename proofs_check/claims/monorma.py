@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import ovk_ref
-from ovk_ref import tolerances
+from proofs_check import tolerances
 from proofs_check import strategies
 from proofs_check.claims import common, explicit
 from proofs_check.claims.base import Outcome, claim

@@ -33,7 +33,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 import ovk_ref
-from ovk_ref import arithmetic, tolerances
+from ovk_ref import arithmetic
+from proofs_check import tolerances
 from ovk_ref.arithmetic import Arithmetic
 from proofs_check import comparators, constants, strategies
 from proofs_check.claims import common, explicit

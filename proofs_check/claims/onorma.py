@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import ovk_ref
-from ovk_ref import tolerances
+from proofs_check import tolerances
 from proofs_check import constants, strategies
 from proofs_check.claims import common
 from proofs_check.claims.base import Outcome, claim

@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ovk_ref import tolerances
+from proofs_check import tolerances
 
 #: a step's relative margin within this of 0 is a tie (the step holds with equality up to round-off): the steps
 #: are float64 computations of the claim's own quantities, whose round-off stays far below it (the same reason as

