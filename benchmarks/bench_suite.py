@@ -5,7 +5,8 @@
 
 Each figure is one run of the command as a subprocess (wall clock), at 1 worker (the serial run), 2 and N (the
 machine's cores; a level equal to another is run once), with the load average before it: the machine may be
-shared, so the first line also says what speed-up the machine gives a trivially parallel loop right now. Ratios are against the serial run of the same invocation; every parallel verify report is compared with
+shared, so the first line also says what speed-up the machine gives a trivially parallel loop right now. Ratios
+are against the serial run of the same invocation; every parallel verify report is compared with
 the serial one (verdicts, counts, margins, counterexamples: the column ``same``).
 
 A full ``verify --profile thorough`` is about 15 minutes serially here, so by default only a slice of it is

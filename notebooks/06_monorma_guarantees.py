@@ -20,6 +20,7 @@
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from walkthrough_display import show, show_table
 
 import ovk_fast
 import ovk_ref
@@ -27,7 +28,6 @@ from ovk_ref import tolerances
 from proofs_check import CLAIMS, comparators, constants, run_claim, strategies
 from proofs_check.claims.monorma_guarantees import norm_factor2, online_losses
 from proofs_check.runner import evaluate
-from walkthrough_display import show, show_table
 
 # %% [markdown]
 # ## The lockout stream

@@ -1,7 +1,8 @@
 """``ovk-check``: the project's command line (stdlib argparse).
 
 Exit codes: 0 success, 1 a finding or a failed check, 2 a usage error (``errors.UsageError``: a bad flag or
-parameter, output paths included: they are checked before the work), 3 a local worker process died (``parallel.WorkerLost``), 4 an output file could not be written
+parameter, output paths included: they are checked before the work), 3 a local worker process died
+(``parallel.WorkerLost``), 4 an output file could not be written
 (a full disk, a quota, a read-only file system: ``ovk_ref.atomic_file.OutputError``; the previous file is intact),
 130 interrupted by Ctrl-C (SIGINT) and 143 by SIGTERM (``interruption``), 141 when the reader of standard output
 went away (``ovk-check claims | head``), as for a command ended by SIGPIPE, 70 an internal error (anything else
@@ -18,8 +19,8 @@ import os
 import sys
 
 import ovk_ref
-from ovk_ref.atomic_file import OutputError
 from ovk_cli import errors, interruption, outputs, parallel
+from ovk_ref.atomic_file import OutputError
 
 #: sub-command modules under ovk_cli.commands, in the order ``--help`` lists them
 COMMANDS = ("demo", "notebooks", "reproduce", "conform", "claims", "verify", "explain", "certify", "sensitivity",

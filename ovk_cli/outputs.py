@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ovk_ref import atomic_file
 from ovk_cli.errors import UsageError
+from ovk_ref import atomic_file
 
 #: ``--json -`` writes the JSON to standard output (the human-readable text then goes to standard error)
 STDOUT = "-"

@@ -8,6 +8,7 @@ its own. The protocol is in ``protocol.py`` (Python) and ``wire.py`` (any langua
 ``tolerance.py``, the seal in ``seal.py``; ``python -m ovk_conform.generate`` regenerates the
 vectors.
 """
+from ovk_conform.manifest import load_cases
 from ovk_conform.protocol import load_implementation
 from ovk_conform.pytest_helpers import (
            assert_conforms,
@@ -16,7 +17,6 @@ from ovk_conform.pytest_helpers import (
 from ovk_conform.report import Outcome, Report
 from ovk_conform.runner import check_case, run
 from ovk_conform.scope import Scope
-from ovk_conform.manifest import load_cases
 from ovk_conform.vectors import VECTORS_VERSION, Case
 
 __all__ = ["run", "check_case", "assert_conforms", "parametrize_with_vectors", "load_cases", "load_implementation",

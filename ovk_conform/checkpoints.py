@@ -18,9 +18,9 @@ import zlib
 import numpy as np
 
 import ovk_ref
-from ovk_ref.checkpoint import learner_from_json, learner_to_json
 from ovk_conform.protocol import truncation_argument
 from ovk_conform.vectors import EXACT_FIELDS, ROUND_FIELDS
+from ovk_ref.checkpoint import learner_from_json, learner_to_json
 
 #: rounds between two stored states of a long stream, and the length of a drawn segment
 CHECKPOINT_EVERY = 256

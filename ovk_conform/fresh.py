@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 
 import ovk_ref
-from ovk_ref import atomic_file
 from ovk_conform import tolerance
 from ovk_conform.reference import reference_fields
 from ovk_conform.scope import Scope
 from ovk_conform.vectors import EXACT_FIELDS, FORMAT, Case, cases_in
+from ovk_ref import atomic_file
 
 FRESH_REGIME = "fresh"
 #: at most this many calls of the implementation while shrinking one failure

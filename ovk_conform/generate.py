@@ -21,7 +21,6 @@ import mpmath
 import numpy as np
 
 import ovk_ref
-from ovk_ref import atomic_file
 from ovk_conform import cases as case_definitions
 from ovk_conform import checkpoints, manifest, tolerance
 from ovk_conform.reference import reference_fields
@@ -41,6 +40,7 @@ from ovk_conform.vectors import (
     regime_path,
     vector_path,
 )
+from ovk_ref import atomic_file
 
 #: digits of the reference run and digits stored (the run's last digits carry its own round-off)
 DIGITS, STORED_DIGITS = 50, 40

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ovk_conform.fresh import LONG_ROUNDS
-from ovk_conform.regimes import REGIMES
 from ovk_conform.manifest import load_cases
+from ovk_conform.regimes import REGIMES
 from ovk_conform.vectors import ALGORITHMS
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ovk_ref import atomic_file
 from ovk_conform.vectors import (
     ALGORITHMS,
     VECTORS_DIR,
@@ -23,6 +22,7 @@ from ovk_conform.vectors import (
     regime_path,
     vector_path,
 )
+from ovk_ref import atomic_file
 
 MANIFEST_PATH = VECTORS_DIR / "MANIFEST.json"
 #: sha256 of MANIFEST.json, rewritten by the generator

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import functools
 
+from ovk_conform.manifest import load_cases
 from ovk_conform.protocol import offered
 from ovk_conform.runner import check_case, run
-from ovk_conform.manifest import load_cases
 from ovk_conform.vectors import ALGORITHMS, Case
 
 

@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from ovk_conform.plain_engine import PlainBatch, PlainMonorma, PlainOnorma
 from ovk_fast.kernel_rows import KernelRows
 from ovk_ref.kernels import Gaussian, Polynomial, Separable
-from ovk_conform.plain_engine import PlainBatch, PlainMonorma, PlainOnorma
 
 #: rounds per block of the blocked engine these faults imitate
 BLOCK = 256

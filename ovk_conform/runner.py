@@ -17,7 +17,6 @@ import time
 import numpy as np
 
 from ovk_conform import checkpoints, fresh, limits, tolerance
-from ovk_ref import closeness
 from ovk_conform.hosts import InProcessHost
 from ovk_conform.levels import LEVELS, cannot_see, level_cases
 from ovk_conform.protocol import ALGORITHMS, REQUIRED_FIELDS
@@ -25,6 +24,7 @@ from ovk_conform.report import RAN, Coverage, Outcome, Report
 from ovk_conform.scope import Scope
 from ovk_conform.vectors import EXACT_FIELDS, FINAL_FIELDS, ROUND_FIELDS, Case
 from ovk_conform.wire import CallResult
+from ovk_ref import closeness
 
 #: how a case cut short or left out by ``--deadline`` says so
 DEADLINE = "the run's deadline (--deadline)"

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ovk_ref.records import MonormaRecord, OnormaRecord
 from ovk_conform.hexfloats import decode_floats, encode_floats
 from ovk_conform.protocol import (  # noqa: F401  (the vector format uses the protocol's names)
     ALGORITHMS,
@@ -29,6 +28,7 @@ from ovk_conform.protocol import (  # noqa: F401  (the vector format uses the pr
     call_arguments,
     truncation_argument,
 )
+from ovk_ref.records import MonormaRecord, OnormaRecord
 
 #: fields with one row per round t (row t-1), in the order divergences are reported: those of ovk_ref's records
 ROUND_FIELDS = {"onorma": OnormaRecord.round_fields(), "monorma": MonormaRecord.round_fields(), "batch_ridge": ()}

@@ -5,7 +5,6 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-
 #: a field with one row per round t (row t-1)
 PER_ROUND = {"rows": "round"}
 #: an integer count per round, compared exactly

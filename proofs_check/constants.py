@@ -19,8 +19,8 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from proofs_check import tolerances
 from ovk_ref.kernels import Feature, LinearQuadratic, Separable, WeightedSum, as_kernel
+from proofs_check import tolerances
 
 #: working precision (decimal digits) of every evaluation of a constant: above tolerances.RECHECK_DIGITS,
 #: so that a constant compared with a 50-digit recomputation is never the less precise side

@@ -38,7 +38,7 @@ MUTANTS = {name: FAULTS[fault].implementation(algorithms) for name, (fault, algo
 
 def _synthetic_with(*, weight_scale=None, per_example_weights=False, shared_weights=False, phi_offset=0):
     """The paper's generator (``ovk_ref.synthetic``, spec 3.4) with one plausible mistake."""
-    from ovk_ref.synthetic import WEIGHT_VARIANCES, NAMED_INPUTS
+    from ovk_ref.synthetic import NAMED_INPUTS, WEIGHT_VARIANCES
 
     variances = np.asarray(WEIGHT_VARIANCES)
 

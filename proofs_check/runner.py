@@ -55,8 +55,7 @@ except ImportError:  # pragma: no cover -- a Hypothesis without the module has n
     hypothesis_providers = None
 
 import ovk_ref
-from proofs_check import tolerances
-from proofs_check import profiles, proofs
+from proofs_check import profiles, proofs, tolerances
 from proofs_check.claims import CLAIMS
 
 

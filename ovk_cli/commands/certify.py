@@ -15,9 +15,9 @@ from fractions import Fraction
 from pathlib import Path
 
 from ovk_cli import outputs
+from ovk_cli.errors import UsageError
 from ovk_cli.parallel import check_workers, default_workers
 from proofs_check.proofs import theorem2_certificate as certificate
-from ovk_cli.errors import UsageError
 
 
 def register(subparsers) -> None:
@@ -37,7 +37,8 @@ def _point(pair):
 
 
 def markdown(rows) -> str:
-    lines = ["| rho | epsilon | t0 (certified) | certificate: N where the tail starts; max S_n/(8 rho sqrt n) | largest failing t0 found below | why it fails | largest t0 proved to fail |",
+    lines = ["| rho | epsilon | t0 (certified) | certificate: N where the tail starts; max S_n/(8 rho sqrt n) "
+             "| largest failing t0 found below | why it fails | largest t0 proved to fail |",
              "|---|---|---|---|---|---|---|"]
     for row in rows:
         cert, below = row["certificate"], row["below"]

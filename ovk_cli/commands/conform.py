@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 
 from ovk_cli import outputs
+from ovk_cli.errors import UsageError, front_door
+from ovk_cli.parallel import check_workers, default_workers
 from ovk_conform import fresh, junit, limits
 from ovk_conform.expectations import Expectations
 from ovk_conform.hosts import CommandHost, WorkerHost
@@ -20,8 +22,6 @@ from ovk_conform.scope import Scope, read_text
 from ovk_conform.seal import Seal
 from ovk_conform.tolerance import PRECISIONS
 from ovk_conform.vectors import ALGORITHMS
-from ovk_cli.parallel import check_workers, default_workers
-from ovk_cli.errors import UsageError, front_door
 
 #: seconds spent at most shrinking failing fresh cases, after the verdict
 SHRINK_SECONDS = 30.0

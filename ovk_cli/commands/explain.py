@@ -12,12 +12,12 @@ import json
 from pathlib import Path
 
 import ovk_ref
-from proofs_check import profiles
 from ovk_cli import outputs
+from ovk_cli.errors import UsageError, front_door
+from proofs_check import profiles
 from proofs_check.claims import CLAIMS
 from proofs_check.proofs import chains, explain, symbolic
 from proofs_check.runner import run_claim
-from ovk_cli.errors import UsageError, front_door
 
 
 def register(subparsers) -> None:

@@ -12,8 +12,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ovk_ref import atomic_file
 from ovk_cli.errors import UsageError
+from ovk_ref import atomic_file
 
 #: the notebooks installed with the package (in a checkout, ovk_cli/walkthroughs links to notebooks/)
 PACKAGED_SOURCE = Path(__file__).resolve().parents[1] / "walkthroughs"

@@ -108,7 +108,7 @@ def run(args) -> int:
         print('ovk-check reproduce: error: the figures need the optional extra \'plots\': pip install "ovk[plots]"',
               file=sys.stderr)
         return 2
-    from ovk_experiments.reproduce import OUTPUTS, reproduce   # imports matplotlib, so only here
+    from ovk_experiments.reproduce import OUTPUTS, reproduce  # imports matplotlib, so only here
     command = "ovk-check reproduce " + " ".join(sys.argv[2:]) if sys.argv[1:2] == ["reproduce"] else "ovk-check reproduce"
     try:   # the user's mistakes, before any work
         data.check_available(settings.datasets)
@@ -118,6 +118,6 @@ def run(args) -> int:
         return 2
     paths = reproduce(settings, args.out, command=command.strip(), progress=not args.no_progress, skipped=skipped,
                       workers=workers, map_ordered=functools.partial(parallel.map_ordered, workers=workers))
-    for name, path in paths.items():
+    for path in paths.values():
         print(f"wrote {path}")
     return 0

@@ -10,12 +10,12 @@ from __future__ import annotations
 import sys
 
 import ovk_ref
-from proofs_check import profiles, sensitivity
 from ovk_cli import outputs
+from ovk_cli.errors import UsageError
+from ovk_cli.parallel import check_workers, default_workers, map_ordered
+from proofs_check import profiles, sensitivity
 from proofs_check.claims import CLAIMS
 from proofs_check.faults import FAULTS
-from ovk_cli.parallel import check_workers, default_workers, map_ordered
-from ovk_cli.errors import UsageError
 
 
 def register(subparsers) -> None:

@@ -11,9 +11,9 @@ import json
 import sys
 
 from ovk_cli import outputs
-from proofs_check.adversary import BOUND_CLAIMS, tightness
-from ovk_cli.parallel import check_workers, default_workers, map_ordered
 from ovk_cli.errors import UsageError
+from ovk_cli.parallel import check_workers, default_workers, map_ordered
+from proofs_check.adversary import BOUND_CLAIMS, tightness
 
 
 def register(subparsers) -> None:

@@ -15,13 +15,12 @@ import sys
 import time
 
 import ovk_ref
-from proofs_check import tolerances
-from proofs_check import budget, profiles, report, units
 from ovk_cli import outputs
-from proofs_check.claims import CLAIMS
-from ovk_cli.parallel import check_workers, default_workers, map_ordered
-from proofs_check.runner import Verdict
 from ovk_cli.errors import UsageError, front_door
+from ovk_cli.parallel import check_workers, default_workers, map_ordered
+from proofs_check import budget, profiles, report, tolerances, units
+from proofs_check.claims import CLAIMS
+from proofs_check.runner import Verdict
 
 
 def register(subparsers) -> None:

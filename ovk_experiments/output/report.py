@@ -133,7 +133,7 @@ def _paper_table3(figure1, times, skipped) -> list[str]:
         learners = [("ONORMA", "ONORMA", lambda t: t.onorma), ("MONORMA", "MONORMA", lambda t: t.monorma),
                     (f"batch: one solve (lam = {result.batch.lam:g})", "batch", lambda t: t.batch_fit),
                     ("batch: CV over the lam grid + solve", "batch",
-                     lambda t: cv_and_solve if t.engine == run_engine else None)]
+                     lambda t, cv=cv_and_solve, engine=run_engine: cv if t.engine == engine else None)]
         for learner, paper_row, pick in learners:
             paper = PAPER_TABLE3[column][paper_row]
             cells = []

@@ -20,7 +20,6 @@ from ovk_ref.kernels.scalar import SCALAR_KERNELS
 from ovk_ref.kernels.separable import Separable
 from ovk_ref.kernels.weighted_sum import WeightedSum
 
-
 #: deepest nesting of 'sum' kernel dicts accepted: far beyond any useful kernel, far below Python's recursion limit
 MAX_DEPTH = 32
 

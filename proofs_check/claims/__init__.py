@@ -2,9 +2,15 @@
 
 Importing this package registers every claim; ids are stable (``prop2.iv``, ``thm1.predictor``, ...).
 """
+from proofs_check.claims import (  # noqa: F401,E402 -- registration order = table order
+    batch,  # noqa: F401 -- spec 7's minimal value and shortcuts (C25)
+    bounds,
+    kernels,
+    losses,
+    monorma,
+    monorma_guarantees,  # noqa: F401,E402 -- issue 11: MONORMA's open guarantees
+    onorma,
+)
 from proofs_check.claims.base import CLAIMS, Claim, Outcome
-from proofs_check.claims import kernels, losses, onorma, monorma, bounds  # noqa: F401,E402 -- registration order = table order
-from proofs_check.claims import batch  # noqa: F401 -- spec 7's minimal value and shortcuts (C25)
-from proofs_check.claims import monorma_guarantees  # noqa: F401,E402 -- issue 11: MONORMA's open guarantees
 
 __all__ = ["CLAIMS", "Claim", "Outcome"]

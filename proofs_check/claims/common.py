@@ -16,10 +16,9 @@ import numpy as np
 
 import ovk_ref
 from ovk_ref import arithmetic, closeness
-from proofs_check import tolerances
 from ovk_ref.arithmetic import Arithmetic
 from ovk_ref.kernels import as_kernel
-from proofs_check import constants
+from proofs_check import constants, tolerances
 from proofs_check.claims.base import SETTLED_ROUND, Outcome
 
 

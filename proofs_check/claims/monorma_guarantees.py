@@ -34,9 +34,8 @@ from hypothesis import strategies as st
 
 import ovk_ref
 from ovk_ref import arithmetic
-from proofs_check import tolerances
 from ovk_ref.arithmetic import Arithmetic
-from proofs_check import comparators, constants, strategies
+from proofs_check import comparators, constants, strategies, tolerances
 from proofs_check.claims import common, explicit
 from proofs_check.claims.base import Outcome, claim
 from proofs_check.claims.common import discrete

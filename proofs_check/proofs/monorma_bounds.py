@@ -23,6 +23,7 @@ from proofs_check.claims import common, explicit
 from proofs_check.claims.monorma_guarantees import _norm_steps, combined_kernel, norm_factor2, norm_step_values
 from proofs_check.proofs.chain import Chain, Step, identity, inequality
 
+
 def _norm_chain(gradient_bound, factor):
     """``gradient_bound(instance)``: C (Hyp. 2) or 2 C_y (Hyp. 3); ``factor(instance)``: S."""
     def evaluate(instance, impl):

@@ -32,7 +32,7 @@ def norm_loss_iterates(n, y, *, lam, eta, shrink, step=None):
     """``a_t`` of ONORMA on one point with K = 1, the norm loss and a target never reached: ``a_t = shrink_t a_{t-1} +
     step_t`` (the subgradient is -1 every round)."""
     a, values = 0.0, []
-    for t, eta_t in enumerate(steps(eta, n), 1):
+    for eta_t in steps(eta, n):
         a = shrink(eta_t) * a + (step(eta_t) if step else eta_t)
         values.append(a)
     return values

@@ -70,12 +70,15 @@ def test_a_search_sees_no_local_constants_whatever_the_process_has_loaded_or_oth
     (tmp_path / "ovk_probe_constants.py").write_text(PROBE + "\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     __import__("ovk_probe_constants")
-    from hypothesis.internal.conjecture import providers    # noqa: PLC0415 -- the feature under test is internal
+    from hypothesis.internal.conjecture import providers  # noqa: PLC0415 -- the feature under test is internal
     assert providers._get_local_constants().floats, "the probe module should give Hypothesis local constants"
 
     import dataclasses
     import threading
-    from hypothesis import given, settings, strategies as st
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
     from proofs_check import runner
     stop, errors = threading.Event(), []
 
@@ -111,6 +114,7 @@ def test_a_search_draws_the_same_instances_whenever_the_garbage_collector_would_
     differed; here the thresholds 30, 100, 150 and 200 each changed this unit's report without the fix."""
     import dataclasses
     import gc
+
     from proofs_check.runner import run_claim
 
     def report():
@@ -131,6 +135,7 @@ def test_a_search_that_still_draws_a_local_constant_is_an_error_not_a_silent_ver
     """Planted fault: the per-thread switch stops working (the providers see local constants again, numbers in
     [0, 1] that the search's floats may take). The search's exit check must report it as an error verdict."""
     from hypothesis.internal.conjecture import providers
+
     from proofs_check import runner
     local = providers.Constants()
     local.floats.update([0.123456789, 0.987654321, 0.31415926])

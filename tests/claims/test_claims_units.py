@@ -1,18 +1,17 @@
 """A verify run as units (issue 14): merged deterministically, the same report from 1 or 2 local worker processes,
 budgets spread over the claims by tightness of margin, bad options refused before any work."""
 import dataclasses
-import sys
 import itertools
 import json
 import math
 import os
+import sys
 
 import pytest
 
-from proofs_check import budget, units
-
 from ovk_cli import parallel
 from ovk_cli.cli import main
+from proofs_check import budget, units
 from proofs_check.runner import Verdict, run_claim
 
 #: a claim that holds, one found false (its counterexample shrunk), a MONORMA identity, a convexity with margin 0

@@ -5,7 +5,8 @@ import json
 import math
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from proofs_check import CLAIMS, run_claim
 from proofs_check.claims.base import EXPECTED_VERDICTS, Claim
@@ -63,6 +64,7 @@ def test_thorough_searches_by_generation_and_the_short_profiles_steer():
     """``profiles.STEERED``: Hypothesis' interleaved target passes (budgets >= 1000) overran the choice sequence by the
     ten thousand in thorough; ci and dev keep their single pass towards small margins."""
     from hypothesis import Phase
+
     from proofs_check.runner import _settings
     assert Phase.target not in _settings("thorough", shrink=True).phases
     assert Phase.target in _settings("ci", shrink=True).phases and Phase.target in _settings("dev", shrink=False).phases

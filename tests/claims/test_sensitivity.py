@@ -3,10 +3,9 @@ a fault is searched only by the claims whose search runs its code, a detection i
 reference's, and the outputs say so."""
 import json
 
-from proofs_check import sensitivity
-
 from ovk_cli import cli
 from ovk_cli.parallel import map_ordered
+from proofs_check import sensitivity
 
 CLAIMS = ["onorma.closed_form", "kernel.values", "loss.values", "prop2.iv"]
 FAULTS = ["shrink_halved", "gaussian_bandwidth_doubled", "squared_gradient_sign_flipped"]

@@ -5,8 +5,8 @@ import functools
 
 import pytest
 
-from proofs_check import CLAIMS
 from ovk_cli.parallel import map_ordered
+from proofs_check import CLAIMS
 from proofs_check.runner import INFORMATIVE_FLOOR, informative_share
 
 #: draws per claim: a share near 80% is then measured to about +-3 points (one standard deviation)

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 
 import ovk_ref
 from ovk_ref import tolerances
+from ovk_ref.closeness import assert_close
 from proofs_check import constants, strategies
 from proofs_check.claims import common
-from ovk_ref.closeness import assert_close
 
 
 def literal_warm_run(instance, bound):

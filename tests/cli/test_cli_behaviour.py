@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import ovk_ref
-from proofs_check import profiles
 from ovk_cli import cli
 from ovk_cli.commands import notebooks, verify
+from proofs_check import profiles
 
 ROOT = Path(__file__).resolve().parents[2]
 OVK_CHECK = [sys.executable, "-m", "ovk_cli"]

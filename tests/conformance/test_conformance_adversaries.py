@@ -16,8 +16,8 @@ import pytest
 from ovk_cli import cli
 from ovk_conform import run
 from ovk_conform.hosts import WorkerHost
-from ovk_conform.regimes import stored_rounds
 from ovk_conform.manifest import load_cases
+from ovk_conform.regimes import stored_rounds
 
 ADVERSARIES = Path(__file__).parent / "adversaries"
 ROOT = Path(__file__).resolve().parents[2]

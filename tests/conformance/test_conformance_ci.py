@@ -15,9 +15,9 @@ from referencing import Registry, Resource
 
 from ovk_cli import cli
 from ovk_conform import wire
+from ovk_conform.manifest import load_cases
 from ovk_conform.regimes import REGIMES
 from ovk_conform.scope import Scope
-from ovk_conform.manifest import load_cases
 from ovk_conform.vectors import (
     ALGORITHMS,
     read_vector_file,

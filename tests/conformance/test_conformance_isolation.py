@@ -85,8 +85,8 @@ def test_input_mutation_is_reported(adversaries, tmp_path):
 def test_wrong_shape_and_non_finite_outputs_fail_with_that_reason():
     import numpy as np
 
-    from ovk_conform.runner import check_fields
     from ovk_conform.manifest import load_cases
+    from ovk_conform.runner import check_fields
     case = next(case for case in load_cases(("onorma",)) if case.id == "gaussian-d3-squared")
     shape = check_fields(case, {"predictions": case.expected["predictions"][:-1]})
     assert shape.status == "fail" and "predictions has shape (19, 3), expected (20, 3)" in shape.message

@@ -5,9 +5,9 @@ import pytest
 import ovk_fast
 from ovk_conform import run
 from ovk_conform.levels import LEVELS
+from ovk_conform.manifest import load_cases
 from ovk_conform.regime_faults import CONFORMANCE_MUTANTS, FAULT_REGIMES
 from ovk_conform.regimes import REGIMES, stored_rounds
-from ovk_conform.manifest import load_cases
 from ovk_conform.vectors import ALGORITHMS
 
 # fault -> (first diverging round, field), derived from the fault: eta_257 restarts at eta_1, so alpha_{257,257}

@@ -7,7 +7,6 @@ import pytest
 
 import ovk_fast
 import ovk_ref
-from ovk_ref import tolerances
 from ovk_cli import cli
 from ovk_conform import (
     VECTORS_VERSION,
@@ -15,9 +14,9 @@ from ovk_conform import (
     parametrize_with_vectors,
     run,
 )
+from ovk_conform import tolerance as conform_tolerance
 from ovk_conform.levels import LEVELS
 from proofs_check.mutants import MUTANTS
-from ovk_conform import tolerance as conform_tolerance
 
 
 def test_ovk_ref_in_float64_conforms():

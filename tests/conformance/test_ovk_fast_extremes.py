@@ -24,16 +24,23 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from test_ovk_fast_divergence import _expansion_everywhere, _stream, without_literal_rounds
-from test_ovk_fast_properties import (ROUND_LOOPS, _engine, _scaled_norm, assert_same_record, compiled_module,
-                                      engine_settings, term_scales)
+from test_ovk_fast_properties import (
+    ROUND_LOOPS,
+    _engine,
+    _scaled_norm,
+    assert_same_record,
+    compiled_module,
+    engine_settings,
+    term_scales,
+)
 
 import ovk_fast
 import ovk_ref
+from ovk_conform import tolerance as conform_tolerance
 from ovk_ref import divergence, tolerances
 from ovk_ref.monorma import r_range
 from ovk_ref.synthetic import linear_related_tasks
 from proofs_check import strategies
-from ovk_conform import tolerance as conform_tolerance
 
 literal_range = importlib.import_module("ovk_fast.literal_range")
 literal_rounds = importlib.import_module("ovk_fast.literal_rounds")

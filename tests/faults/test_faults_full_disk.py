@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from processes import ROOT
 
 import ovk_ref
-from processes import ROOT
 from ovk_cli import outputs
 
 #: more than one write buffer, so that a writer in place would be cut in the middle

@@ -9,8 +9,8 @@ import textwrap
 import threading
 
 import pytest
-
 from processes import GONE_SECONDS, ROOT, group_processes, wait_until
+
 from ovk_cli import parent_watch
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX processes and signals")

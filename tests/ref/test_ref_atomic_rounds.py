@@ -10,9 +10,16 @@ import dataclasses
 
 import numpy as np
 import pytest
-from hypothesis import strategies as st
 from hypothesis import Phase, settings
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 import ovk_ref
 
@@ -70,10 +77,12 @@ class AtomicRounds(RuleBasedStateMachine):
         self.width, self.loss = width, loss
         kernels = [kernel, ovk_ref.gaussian_separable(0.3, D)]
         if algorithm == "onorma":
-            make = lambda cls, window: cls(kernel, lam=0.1, eta=0.5, loss=loss, truncation=window)
+            def make(cls, window):
+                return cls(kernel, lam=0.1, eta=0.5, loss=loss, truncation=window)
             classes = (self.onorma_class, ovk_ref.ONORMA)
         else:
-            make = lambda cls, window: cls(kernels, lam=0.1, eta=0.5, r=2.0, loss=loss)
+            def make(cls, window):
+                return cls(kernels, lam=0.1, eta=0.5, r=2.0, loss=loss)
             classes = (self.monorma_class, ovk_ref.MONORMA)
         self.window = SabotagedWindow()
         self.learner, self.clean = make(classes[0], self.window), make(classes[1], SabotagedWindow())

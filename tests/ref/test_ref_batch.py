@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 import ovk_ref
 from ovk_ref import tolerances
-from proofs_check import strategies
 from ovk_ref.closeness import assert_close
+from proofs_check import strategies
 
 
 @st.composite
