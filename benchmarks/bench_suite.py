@@ -1,4 +1,4 @@
-"""Benchmark (not a test): the suite's own wall times at 1, 2 and N workers (issue 14, item 6).
+"""Benchmark (not a test): the suite's own wall times at 1, 2 and N workers.
 
     .venv/bin/python benchmarks/bench_suite.py                 # verify ci, a thorough slice, conform, the tests
     .venv/bin/python benchmarks/bench_suite.py --no-tests --thorough-claims ""   # verify ci and conform only
@@ -15,7 +15,7 @@ measured: the claims of ``--thorough-claims`` (cheap and expensive ones) with ``
 registry as a user runs it (one unit per claim).
 The test command (``CI=true python -m pytest -q -x -p no:cacheprovider``) runs once: it has no worker option, and its
 verify tests choose their own worker counts.
-Targets (issue 14): verify ci <= 30 s at 2 workers, thorough <= 10 min, 1 -> 2 workers >= 1.7x.
+Targets: verify ci <= 30 s at 2 workers, thorough <= 10 min, 1 -> 2 workers >= 1.7x.
 """
 from __future__ import annotations
 

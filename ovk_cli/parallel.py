@@ -1,4 +1,4 @@
-"""Where work runs (issue 14, items 2-3): this process, local worker processes, or a Dask distributed cluster.
+"""Where work runs: this process, local worker processes, or a Dask distributed cluster.
 
 ``executor(workers, scheduler)`` yields a ``concurrent.futures.Executor`` (None for one worker: the work runs
 in this process, in order):

@@ -1,4 +1,4 @@
-"""The inputs of every golden vector (issue 4, item 1); ``generate.py`` adds the expected outputs.
+"""The inputs of every golden vector; ``generate.py`` adds the expected outputs.
 
 Each case is a plain dict: ``id``, ``comment``, ``flags``, the stream ``X``, ``Y`` (float64 arrays from a
 seeded generator), the kernel(s) and loss as portable dicts, and the parameters. Streams are short

@@ -1,4 +1,4 @@
-"""Integrity of the golden vectors (issue 9, item 6): ``vectors/MANIFEST.json`` lists every vector file with its
+"""Integrity of the golden vectors: ``vectors/MANIFEST.json`` lists every vector file with its
 sha256 and case count and the vectors' VERSION; the manifest's own sha256 is pinned here, in code.
 
 Every load (``load_cases``) checks the files it reads (``verify``: listed, present, unchanged); ``python -m

@@ -1,4 +1,4 @@
-"""Planted faults that show only in one regime (issue 9): each is the plain engine (``plain_engine.py``) with
+"""Planted faults that show only in one regime: each is the plain engine (``plain_engine.py``) with
 one step wrong past the boundary a fast engine introduces. ``CONFORMANCE_MUTANTS`` maps a name to an
 implementation object; ``FAULT_REGIMES`` names the stored regime that must reject it (and the quick level
 must not: the fault hides there).

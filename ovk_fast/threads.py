@@ -4,7 +4,7 @@ BLAS threads do not pay in the online loops, which make thousands of small BLAS 
 add synchronisation; and on a shared machine (other processes on the cores) OpenBLAS threads busy-wait for each
 other. Measured on the 2-core machine under load (load average ~5): ONORMA t = 5000 in 0.12 s with one thread
 against 0.6-1.9 s with two; batch ridge t = 5000 in 2.4-5.3 s against 12.8-16 s, and at t = 500 in 0.03 s
-against 2.2 s; measured again after the tiled kernel rows (issue 14, load average 4.4, medians of 9):
+against 2.2 s; measured again after the tiled kernel rows (load average 4.4, medians of 9):
 ONORMA t = 5000 in 0.40 s wall (0.20 s CPU) with one BLAS thread against 5.1 s (2.6 s CPU) with two. One BLAS
 thread also keeps the summation order, hence the results, the same from run to run.
 

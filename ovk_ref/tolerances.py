@@ -36,7 +36,7 @@ DELTA_NORMALISATION = 1e-12
 #: can be compared with.
 GAMMA_CANCELLATION = 1e-3
 
-# --- float64 against 50-digit mpmath (issue 2, item 4) ----------------------------------------
+# --- float64 against 50-digit mpmath ----------------------------------------
 #: a float64 run against a 50-digit run of the same case, relative to the scale (max |entry|) of
 #: the field. A round is not a contraction in general (with eta_1 kappa^2 > 2 the runs diverge,
 #: spec E30), but its float64 error stays relative to the size of the numbers it combines:

@@ -5,10 +5,10 @@ from ovk_ref.tolerances import *  # noqa: F403  (the reference's tolerances, whi
 
 # --- claim margins (proofs_check.claims) ---------------------------------------------------------------------------
 #: a float64 margin within this relative distance of 0 is not trusted either way: the instance is
-#: recomputed with ovk_ref at RECHECK_DIGITS digits (issue 3, item 4). Float64 round-off in our runs is
+#: recomputed with ovk_ref at RECHECK_DIGITS digits. Float64 round-off in our runs is
 #: below 1e-13 relative (see FLOAT64_VS_MPMATH_RTOL), so 1e-9 leaves a factor 1e4 of headroom.
 NEAR_ZERO_MARGIN = 1e-9
-#: decimal digits of that recomputation (issue 3: "ovk_ref precision=50")
+#: decimal digits of that recomputation (ovk_ref's ``precision=50``)
 RECHECK_DIGITS = 50
 #: at RECHECK_DIGITS digits, a margin above -this (relative) is a tie, not a violation: a tight bound
 #: (e.g. ||alpha_tt|| = eta_t C for the norm loss, Prop. 1(i)) computed with O(100) roundings at 1e-50

@@ -1,6 +1,6 @@
 """Kernels as plain JSON-able dicts, so other implementations and stored cases can name them.
 
-Forms (issue 2, item 1)::
+Forms::
 
     {"type": "gaussian_separable", "mu": 1.0, "B": [[...]]}
     {"type": "linear_separable", "B": [[...]]}

@@ -8,7 +8,7 @@ from proofs_check.claims import (  # noqa: F401,E402 -- registration order = tab
     kernels,
     losses,
     monorma,
-    monorma_guarantees,  # noqa: F401,E402 -- issue 11: MONORMA's open guarantees
+    monorma_guarantees,  # noqa: F401,E402 -- MONORMA's open guarantees (docs/monorma-guarantees.md)
     onorma,
 )
 from proofs_check.claims.base import CLAIMS, Claim, Outcome

@@ -2,7 +2,7 @@
 
 ``impl`` is any object with ovk_ref's ``onorma``/``monorma``/``batch_ridge`` signatures (ovk_ref itself, a
 mutant of proofs_check.mutants, a faster engine). ``precision`` (decimal digits, or None) is passed on to
-the implementation, so that a near-zero margin can be recomputed at high precision (issue 3, item 4);
+the implementation, so that a near-zero margin can be recomputed at high precision;
 results then stay mpmath numbers (object arrays), and the checks compute their margins with the same
 generic operations (``rows_norm``, ``step_sizes(..., precision)``), so that a tie stays a tie.
 """

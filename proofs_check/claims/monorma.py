@@ -1,7 +1,7 @@
 """Claims on Algorithm 2, MONORMA (spec 6, C15-C17, C24, E20, E22): run through ``impl.monorma``.
 
 The identities (gamma, the log-linear form, one kernel, copies) compare the run with quantities computed here from
-the spec's formulas (``claims.explicit``), never with another path through ``ovk_ref`` (issue 10, item 3).
+the spec's formulas (``claims.explicit``), never with another path through ``ovk_ref``.
 """
 from __future__ import annotations
 

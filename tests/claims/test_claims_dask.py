@@ -1,4 +1,4 @@
-"""``ovk-check verify --scheduler ADDRESS`` (issue 14, item 3): a real Dask scheduler and two workers, started as
+"""``ovk-check verify --scheduler ADDRESS``: a real Dask scheduler and two workers, started as
 their own processes on the loopback interface, run a small hunt and report what the serial run reports. They follow
 the test process (``ovk_cli.parent_watch``): a killed test run leaves no scheduler or worker behind."""
 import contextlib

@@ -1,4 +1,4 @@
-"""Every planted fault of proofs_check.mutants is caught by a named claim (issue 3, "What it must show")."""
+"""Every planted fault of proofs_check.mutants is caught by a named claim ("What it must show")."""
 import pytest
 
 import ovk_ref
@@ -13,14 +13,14 @@ CATCHERS = {
     "delta_exponents_misparsed": ["monorma.delta_normalised", "monorma.copies"],
     "truncation_keeps_one_more": ["onorma.truncation_support"],
     # faults in what ONORMA and MONORMA share (OnlineLearner): the MONORMA identities see them because their
-    # comparators are the spec's formulas written out in the claim, not ovk_ref.onorma (issue 10, item 3)
+    # comparators are the spec's formulas written out in the claim, not ovk_ref.onorma
     "new_coefficient_without_decay": ["onorma.sgd", "monorma.one_kernel", "monorma.copies"],
     "shrink_halved": ["onorma.closed_form", "monorma.gamma", "monorma.delta_log_linear", "monorma.one_kernel", "monorma.copies"],
     # delta = 1 for one kernel: only m >= 2 copies see a prediction that ignores the weights
     "monorma_prediction_without_weights": ["monorma.copies"],
     # the update still normalises (delta_normalised holds): the log-linear form over time sees it
     "monorma_weights_without_square": ["monorma.delta_log_linear"],
-    # issue 11: the guarantees that hold see a MONORMA without shrink (norm bound) and a revived zero weight
+    # MONORMA's guarantees (docs/monorma-guarantees.md) that hold see a MONORMA without shrink (norm bound) and a revived zero weight
     "monorma_shrink_skipped": ["monorma.norm_prop1_factor", "monorma.norm_prop2_factor"],
     "monorma_zero_weight_revived": ["monorma.zero_weight_absorbing"],
     # weights on the simplex whatever r: the normalisation and the copies identity see it (and the findings of
@@ -49,7 +49,7 @@ def test_catchers_accept_the_reference(claim_id):
 
 
 def test_monorma_identities_do_not_compare_with_ovk_ref_onorma(monkeypatch):
-    """Their ONORMA is Algorithm 1 written out in the claim (issue 10, item 3): a broken ovk_ref.onorma moves nothing."""
+    """Their ONORMA is Algorithm 1 written out in the claim: a broken ovk_ref.onorma moves nothing."""
     def broken(*args, **kwargs):
         raise AssertionError("a MONORMA identity called ovk_ref.onorma")
     monkeypatch.setattr(ovk_ref, "onorma", broken)

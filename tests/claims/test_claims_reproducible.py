@@ -1,5 +1,5 @@
 """``verify`` gives the same JSON (verdicts, counts, margins, counterexamples) from an editable and a wheel install,
-from any working directory and under any hash seed (issue 13, item 6)."""
+from any working directory and under any hash seed."""
 import json
 import os
 import subprocess

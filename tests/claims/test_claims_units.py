@@ -1,4 +1,4 @@
-"""A verify run as units (issue 14): merged deterministically, the same report from 1 or 2 local worker processes,
+"""A verify run as units: merged deterministically, the same report from 1 or 2 local worker processes,
 budgets spread over the claims by tightness of margin, bad options refused before any work."""
 import dataclasses
 import itertools

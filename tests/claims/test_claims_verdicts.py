@@ -1,5 +1,5 @@
 """Every claim of the registry, searched under the current Hypothesis profile (ci in CI): the verdict must be
-the expected one (issue 3). False claims stop at their first counterexample here (no shrinking: the shrunk
+the expected one. False claims stop at their first counterexample here (no shrinking: the shrunk
 counterexamples are pinned in test_claims_regressions.py)."""
 import json
 import math
@@ -17,7 +17,7 @@ from proofs_check.runner import informative_floor, steering
 @pytest.mark.parametrize("claim_id", list(CLAIMS))
 def test_claim_verdict_is_the_expected_one(claim_id):
     """A false verdict must come from this run's own search, never from a stored counterexample; a holds/open
-    verdict must rest on at least the floor of informative instances (issue 10, items 1 and 4)."""
+    verdict must rest on at least the floor of informative instances."""
     claim = CLAIMS[claim_id]
     verdict = run_claim(claim_id, default_profile(), shrink=False, seed=0)   # seed 0: a random profile is not flaky
     assert verdict.verdict == claim.expected, (

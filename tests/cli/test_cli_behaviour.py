@@ -1,4 +1,4 @@
-"""A CLI that behaves (issue 13, item 5): --version, ``--json -`` to standard output, output paths checked
+"""A CLI that behaves: --version, ``--json -`` to standard output, output paths checked
 before the work (exit 2), no traceback on a closed pipe, Hypothesis' storage out of the current directory,
 the notebooks found in an installed package and run without kernel warnings."""
 import json

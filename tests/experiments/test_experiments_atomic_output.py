@@ -1,4 +1,4 @@
-"""A reproduction's output folder is the previous complete run or the new complete run, never a mix (issue 12).
+"""A reproduction's output folder is the previous complete run or the new complete run, never a mix.
 
 The runs killed here are real processes, ended by SIGKILL (no cleanup can run) at points of the write phase.
 """

@@ -175,7 +175,7 @@ def test_quick_sets_the_sizes_and_explicit_options_win():
 
 @pytest.mark.slow
 def test_two_workers_give_the_numbers_one_gives(tmp_path):
-    """``--workers 2`` runs each data set in one of two processes (issue 14, item 2): every number but the times is
+    """``--workers 2`` runs each data set in one of two processes: every number but the times is
     the one the serial run writes, in the same order."""
     options = ("--datasets", "synthetic-500,dermatology")
     _, serial = _run(tmp_path / "serial", "--workers", "1", *options)

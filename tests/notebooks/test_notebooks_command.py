@@ -1,4 +1,4 @@
-"""``ovk-check notebooks``: bad input and a missing extra are refused with a clear message (issue 6)."""
+"""``ovk-check notebooks``: bad input and a missing extra are refused with a clear message."""
 import sys
 
 import pytest

@@ -1,4 +1,4 @@
-"""Atomic rounds (issue 13, item 1): a learn_one or predict_one that fails leaves the learner exactly as it was.
+"""Atomic rounds: a learn_one or predict_one that fails leaves the learner exactly as it was.
 
 A Hypothesis state machine interleaves good and bad calls on one learner and feeds only the good ones to a
 clean twin; after every step the two have the same state, bit for bit, and answer the same predictions.
@@ -181,7 +181,7 @@ def test_the_state_machine_catches_a_learner_that_changes_state_before_its_check
 
 
 def test_predict_one_refuses_a_wrong_width_before_and_after_the_first_example():
-    """Issue 13: with a kernel of any input width, the first example fixes p; with a kernel's p, from the start."""
+    """With a kernel of any input width, the first example fixes p; with a kernel's p, from the start."""
     fixed = ovk_ref.ONORMA(ovk_ref.random_feature(p=2, d=D, q=3, seed=0), lam=0.1, eta=0.5)
     with pytest.raises(ValueError, match="input dimension p = 2"):
         fixed.predict_one(np.zeros(3))

@@ -1,4 +1,4 @@
-"""Checkpoint and resume (issue 13, item 2): a learner saved after round k and loaded back makes exactly the
+"""Checkpoint and resume: a learner saved after round k and loaded back makes exactly the
 predictions, and ends in exactly the state, of the learner that was never interrupted, in float64 and at 50
 digits; a corrupt, foreign or other-version file is a ValueError before anything is built."""
 import json

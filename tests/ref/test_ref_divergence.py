@@ -1,4 +1,4 @@
-"""Divergence, said once and the same way (issue 13, item 3).
+"""Divergence, said once and the same way.
 
 Both engines find the first round whose prediction, new coefficient or norm is not finite (or, with
 ``divergence_bound``, passes the bound), record it as ``diverged_at``, warn once naming it (``on_divergence="warn"``)
