@@ -168,7 +168,20 @@ class Report:
         return lines
 
     def text(self, verbose: bool = False) -> str:
-        lines = self.header()
+        lines = self.header() + self._case_lines(verbose)
+        for pattern in self.unused_expectations:
+            lines.append(f"NOTE  expectation {pattern!r} matches no case of this run")
+        worst = self.worst_errors()
+        if worst:
+            lines.append("worst relative error per field: " + ", ".join(
+                f"{name} {error:.2e} ({case})" for name, (error, case) in worst.items()))
+        lines.append(self._summary())
+        return "\n".join(lines)
+
+    def _case_lines(self, verbose: bool) -> list:
+        """The skipped cases (counted, or each with -v), the failing ones and the known deviations (every case
+        with -v)."""
+        lines = []
         skipped = [outcome for outcome in self.outcomes if outcome.status == "skip"]
         if skipped and not verbose:
             lines.append(f"SKIP  {len(skipped)} case(s) outside the declared scope or the precision class (-v: which)")
@@ -179,20 +192,17 @@ class Report:
                 lines.append(outcome.line())
                 if outcome.status in ("fail", "xfail") and verbose:
                     lines.append(f"      {outcome.message}")
-        for pattern in self.unused_expectations:
-            lines.append(f"NOTE  expectation {pattern!r} matches no case of this run")
-        worst = self.worst_errors()
-        if worst:
-            lines.append("worst relative error per field: " + ", ".join(
-                f"{name} {error:.2e} ({case})" for name, (error, case) in worst.items()))
+        return lines
+
+    def _summary(self) -> str:
+        """The counts line."""
         counts = self.counts()
         summary = f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped"
         if counts["xfail"] or counts["xpass"]:
             summary += f", {counts['xfail']} known deviations, {counts['xpass']} listed as deviations but passing"
         if not any(outcome.status in RAN for outcome in self.outcomes):
             summary += "; the implementation offers none of " + ", ".join(ALGORITHMS)
-        lines.append(summary)
-        return "\n".join(lines)
+        return summary
 
     def to_dict(self) -> dict:
         def clean(value):

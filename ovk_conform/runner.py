@@ -115,6 +115,12 @@ def check_fields(case: Case, fields: dict, precision: str = "float64") -> Outcom
     if not failing:
         outcome.status = "pass"
         return outcome
+    _say_where(case, outcome, failing)
+    return outcome
+
+
+def _say_where(case: Case, outcome: Outcome, failing: dict) -> None:
+    """The first diverging round (a round field) or final-state index, its field, and every failing field's message."""
     per_round = {name: check for name, check in failing.items() if name in ROUND_FIELDS[case.algorithm]}
     if per_round:
         name = min(per_round, key=lambda key: per_round[key][2])
@@ -125,7 +131,6 @@ def check_fields(case: Case, fields: dict, precision: str = "float64") -> Outcom
         outcome.diverging_round = None if case.algorithm == "batch_ridge" else len(case.X)
     outcome.diverging_field = name
     outcome.message = "; ".join(check[3] for check in failing.values())
-    return outcome
 
 
 def judge(case: Case, result: CallResult, precision: str = "float64") -> Outcome:

@@ -78,6 +78,28 @@ def traits(case) -> dict:
     return values
 
 
+def _parse_axes(name: str, axes, where: str) -> dict:
+    """What one algorithm of a scope declares: axis -> the values offered, in ``AXES``' order (ValueError)."""
+    if name not in AXES:
+        raise ValueError(f"{where}: unknown algorithm {name!r} (known: {', '.join(ALGORITHMS)})")
+    if not isinstance(axes, dict) or set(axes) - set(AXES[name]):
+        raise ValueError(f"{where}: algorithms.{name} must be an object with some of "
+                         f"{', '.join(AXES[name])}, got {json.dumps(axes)[:120]}")
+    parsed = {}
+    for axis, known in AXES[name].items():
+        given = axes.get(axis, list(known))
+        if not isinstance(given, list) or not given or not set(given) <= set(known):
+            raise ValueError(f"{where}: algorithms.{name}.{axis} must be a non-empty list of some of "
+                             f"{', '.join(known)}, got {json.dumps(given)[:120]}")
+        parsed[axis] = tuple(value for value in known if value in given)
+    if parsed["kernels"] == ("sum",):
+        raise ValueError(f"{where}: algorithms.{name}.kernels offers sum without a family for its terms")
+    if "near" not in parsed["inputs"] and "gaussian_separable" not in parsed["kernels"]:
+        raise ValueError(f"{where}: algorithms.{name} offers only far inputs, which come with Gaussian kernels, "
+                         f"but no gaussian_separable kernel")
+    return parsed
+
+
 @dataclass(frozen=True)
 class Scope:
     """``algorithms``: algorithm -> {axis: tuple of the values offered}, every axis present."""
@@ -99,25 +121,7 @@ class Scope:
         precision = value.get("precision", "float64")
         if precision not in PRECISIONS:
             raise ValueError(f"{where}: precision must be one of {', '.join(PRECISIONS)}, got {precision!r}")
-        algorithms = {}
-        for name, axes in value["algorithms"].items():
-            if name not in AXES:
-                raise ValueError(f"{where}: unknown algorithm {name!r} (known: {', '.join(ALGORITHMS)})")
-            if not isinstance(axes, dict) or set(axes) - set(AXES[name]):
-                raise ValueError(f"{where}: algorithms.{name} must be an object with some of "
-                                 f"{', '.join(AXES[name])}, got {json.dumps(axes)[:120]}")
-            algorithms[name] = {}
-            for axis, known in AXES[name].items():
-                given = axes.get(axis, list(known))
-                if not isinstance(given, list) or not given or not set(given) <= set(known):
-                    raise ValueError(f"{where}: algorithms.{name}.{axis} must be a non-empty list of some of "
-                                     f"{', '.join(known)}, got {json.dumps(given)[:120]}")
-                algorithms[name][axis] = tuple(value for value in known if value in given)
-            if algorithms[name]["kernels"] == ("sum",):
-                raise ValueError(f"{where}: algorithms.{name}.kernels offers sum without a family for its terms")
-            if "near" not in algorithms[name]["inputs"] and "gaussian_separable" not in algorithms[name]["kernels"]:
-                raise ValueError(f"{where}: algorithms.{name} offers only far inputs, which come with Gaussian kernels, "
-                                 f"but no gaussian_separable kernel")
+        algorithms = {name: _parse_axes(name, axes, where) for name, axes in value["algorithms"].items()}
         if not algorithms:
             raise ValueError(f"{where}: declares no algorithm")
         return cls({name: algorithms[name] for name in ALGORITHMS if name in algorithms}, precision)

@@ -4,7 +4,7 @@
 differs from ovk_ref in exactly the one step its name says: the learner faults of ``proofs_check.faults`` (one
 definition each), carried by subclasses of ovk_ref's learners so that nothing is patched for any other caller (the
 conformance oracle runs them next to the reference in one process). The claim checks must reject every one of them
-(tests/claims/test_claims_mutants.py); ``proofs_check.faults.FAULTS`` plants the same faults, and many more, in the
+(tests/meta/test_claims_mutants.py); ``proofs_check.faults.FAULTS`` plants the same faults, and many more, in the
 shared code itself (``ovk-check sensitivity``).
 """
 from __future__ import annotations

@@ -122,7 +122,7 @@ SHRINK_BUDGET = {"ci": 150, "dev": 400, "thorough": 3000}
 
 #: a holds/open verdict needs this fraction of the profile's ``max_examples`` informative (in ci, 20 of
 #: 25); the informative share of each claim's strategy is tested once, on hundreds of draws, by the test suite
-#: (``informative_share``; tests/claims/test_strategy_quality.py): a run only counts its informative instances
+#: (``informative_share``; tests/meta/test_strategy_quality.py): a run only counts its informative instances
 INFORMATIVE_FLOOR = 0.8
 
 

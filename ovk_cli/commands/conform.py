@@ -139,10 +139,9 @@ def _write_reports(args, content_json: str, report=None) -> None:
         outputs.write_text(args.junit, junit.xml(report))
 
 
-def run_command(args) -> int:
-    started = time.monotonic()
-    algorithms = _algorithms(args.algorithms)
-    _check(args)
+def _inputs(args, algorithms) -> tuple:
+    """``(scope text, required scope, expectations, replayed cases, reruns, workers)``, read and checked before
+    any work (``UsageError``)."""
     with front_door():
         scope = None if args.scope is None else read_text(args.scope, "--scope")
         require = None if args.require is None else Scope.from_text(args.require, "--require")
@@ -151,7 +150,30 @@ def run_command(args) -> int:
                  if case.algorithm in algorithms] or None
     reruns = _reruns(args.reruns)
     workers = default_workers() if args.workers is None else check_workers("--workers", args.workers)
-    workers = workers if reruns == 0 else max(2, workers)
+    return scope, require, expectations, cases, reruns, workers if reruns == 0 else max(2, workers)
+
+
+def _finish(args, report, shrunk) -> int:
+    """The reports written, the text printed; the exit status."""
+    _write_reports(args, json.dumps(report.to_dict(), indent=1) + "\n", report)
+    if report.interruption is not None:
+        print(f"ovk-check conform: {report.stopped} after {report.coverage.run} of {report.coverage.in_scope} cases"
+              + ("; reports written" if args.json or args.junit else ""), file=sys.stderr)
+        return report.interruption.exit_code
+    text = report.text(verbose=args.verbose)
+    for name, rounds, path in shrunk:
+        text += f"\n{name} shrunk to {rounds} rounds: {path} (replay: --replay {path})"
+    print(text)     # on standard error with --json - (ovk_cli.cli)
+    if args.json is not None:
+        print(f"report written to {args.json}")
+    return 0 if report.passed else 1
+
+
+def run_command(args) -> int:
+    started = time.monotonic()
+    algorithms = _algorithms(args.algorithms)
+    _check(args)
+    scope, require, expectations, cases, reruns, workers = _inputs(args, algorithms)
     seed = _seed(args)
     deadline = None if args.deadline is None else started + args.deadline
     print(f"ovk-check conform: level {args.level}, fresh-case seed {seed} (replay: --seed {seed})",
@@ -191,18 +213,7 @@ def run_command(args) -> int:
             _write_reports(args, json.dumps(report.to_dict(), indent=1) + "\n", report)
         print(f"ovk-check conform: {interruption.reason}", file=sys.stderr)
         return interruption.exit_code
-    _write_reports(args, json.dumps(report.to_dict(), indent=1) + "\n", report)
-    if report.interruption is not None:
-        print(f"ovk-check conform: {report.stopped} after {report.coverage.run} of {report.coverage.in_scope} cases"
-              + ("; reports written" if args.json or args.junit else ""), file=sys.stderr)
-        return report.interruption.exit_code
-    text = report.text(verbose=args.verbose)
-    for name, rounds, path in shrunk:
-        text += f"\n{name} shrunk to {rounds} rounds: {path} (replay: --replay {path})"
-    print(text)     # on standard error with --json - (ovk_cli.cli)
-    if args.json is not None:
-        print(f"report written to {args.json}")
-    return 0 if report.passed else 1
+    return _finish(args, report, shrunk)
 
 
 def _shrink(args, host, report, cases, deadline) -> list:

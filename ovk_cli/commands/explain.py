@@ -86,6 +86,15 @@ def run(args) -> int:
                          f"it has no field {error}") from None
     print(f"{claim.id}: {claim.statement}\nproof: {chain.proof} ({chain.reference})\ninstance ({source}): "
           f"{json.dumps(instance, separators=(',', ':'))}\n")
+    _print_steps(chain, result)
+    if args.json:
+        outputs.write_text(args.json, json.dumps({"claim": claim.id, "instance": instance, "source": source, **result.to_dict()},
+                                                 indent=2, default=float))
+    return 1 if result.first_failing and claim.expected != "false" else 0
+
+
+def _print_steps(chain, result) -> None:
+    """One line per step of the proof (status, margin, round, statement, why), then the first failing step."""
     width = max(len(step.name) for step in chain.steps)
     print(f"  #  {'step':{width}s}  {'status':8s}  {'margin':>10s}  {'round':>5s}  statement")
     for index, (step, entry) in enumerate(zip(chain.steps, result.steps), start=1):
@@ -97,7 +106,3 @@ def run(args) -> int:
         print(f"\nfirst failing step: {result.first_failing} (round {result.first_failing_round})")
     else:
         print(f"\nevery step holds; tightest: {result.tightest}")
-    if args.json:
-        outputs.write_text(args.json, json.dumps({"claim": claim.id, "instance": instance, "source": source, **result.to_dict()},
-                                                 indent=2, default=float))
-    return 1 if result.first_failing and claim.expected != "false" else 0

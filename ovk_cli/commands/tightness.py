@@ -39,18 +39,22 @@ def run(args) -> int:
     rows = map_ordered(tightness, claim_ids, workers=workers,
                        done=lambda index, row: print(f"  {row['claim']}: {_number(row['search_ratio'], 4)} ({row['search_seconds']:.0f} s)",
                                                      file=sys.stderr, flush=True))
+    print(_table(rows, args.markdown))
+    if args.json:
+        outputs.write_text(args.json, json.dumps({"rows": rows}, indent=2))
+    return 0
+
+
+def _table(rows, markdown: bool) -> str:
+    """The tightness table, as text or GFM Markdown."""
     header = ("claim", "ci worst margin", "ci worst margin, t >= 3", "search: best ratio", "at t", "best constant",
               "search / best")
     cells = [(row["claim"], _number(row["worst_margin"]), _number(row["worst_settled_margin"]), _number(row["search_ratio"], 4),
               str(row["search_t"]), f"{_number(row['best_constant'], 4)}: {row['best_constant_is']}",
               _number(row["share_of_best"])) for row in rows]
-    if args.markdown:
-        print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
-        print("\n".join("| " + " | ".join(c.replace("|", "\\|") for c in cell) + " |" for cell in cells))   # GFM: pipes escaped
-    else:
-        widths = [max(len(header[i]), *(len(cell[i]) for cell in cells)) for i in range(len(header))]
-        print("  ".join(f"{h:{w}s}" for h, w in zip(header, widths)).rstrip())
-        print("\n".join("  ".join(f"{c:{w}s}" for c, w in zip(cell, widths)).rstrip() for cell in cells))
-    if args.json:
-        outputs.write_text(args.json, json.dumps({"rows": rows}, indent=2))
-    return 0
+    if markdown:
+        return ("| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n"
+                + "\n".join("| " + " | ".join(c.replace("|", "\\|") for c in cell) + " |" for cell in cells))   # GFM: pipes escaped
+    widths = [max(len(header[i]), *(len(cell[i]) for cell in cells)) for i in range(len(header))]
+    return ("  ".join(f"{h:{w}s}" for h, w in zip(header, widths)).rstrip() + "\n"
+            + "\n".join("  ".join(f"{c:{w}s}" for c, w in zip(cell, widths)).rstrip() for cell in cells))

@@ -66,7 +66,8 @@ class _UnitRunner:
         return map_ordered(units.run_unit, plan, workers=self.workers, scheduler=self.args.scheduler, done=done)
 
 
-def run(args) -> int:
+def _options(args) -> tuple:
+    """``(claim ids, workers, budget or None, profile)``, every option checked before any work."""
     claim_ids = args.claim or list(CLAIMS)
     unknown = [claim_id for claim_id in claim_ids if claim_id not in CLAIMS]
     if unknown:
@@ -74,8 +75,13 @@ def run(args) -> int:
     with front_door():
         workers = default_workers() if args.workers is None else check_workers("--workers", args.workers)
         hunt = None if args.budget is None else budget.parse(args.budget)
-        profile = args.profile or profiles.default_profile()
-        start = time.perf_counter()
+        return claim_ids, workers, hunt, args.profile or profiles.default_profile()
+
+
+def run(args) -> int:
+    claim_ids, workers, hunt, profile = _options(args)
+    start = time.perf_counter()
+    with front_door():
         plan = units.plan(claim_ids, profile, args.seed, args.split)
     run_units = _UnitRunner(args, workers)
     results = run_units(plan)
@@ -86,15 +92,41 @@ def run(args) -> int:
         plan, results = plan + shards, results + run_units(shards)
         verdicts = units.merge(plan, results)
     seconds = time.perf_counter() - start
+    seed = args.seed if args.seed is not None else (0 if profiles.PROFILES[profile].get("derandomize") else "random")
+    _print_report(args, verdicts, plan, hunt, f"{len(verdicts)} claims, profile {profile}, seed {seed}, {seconds:.1f} s")
+    if args.json:   # "-" (standard output) or a path, checked by the CLI before the run
+        outputs.write_text(args.json, report.to_json(verdicts, profile=profile, seed=seed, seconds=seconds,
+                                                     ovk_ref_version=ovk_ref.__version__, spec_version=ovk_ref.SPEC_VERSION,
+                                                     **({} if hunt is None else {
+                                                         "budget": str(hunt),
+                                                         "received": report.received(plan, verdicts)})))
+    return 0 if not any(not verdict.as_expected or not verdict.meets_floor for verdict in verdicts) else 1
+
+
+def _print_report(args, verdicts, plan, hunt, run_line: str) -> None:
+    """The table, the proof chains, the run's line and what differs from the expected."""
     print(report.table(verdicts, markdown=args.markdown))
     chains = report.chains_table(verdicts)
     if chains:
         print("\n" + chains)
+    _print_counts(verdicts, run_line)
+    if hunt is not None:
+        print(f"\nbudget {hunt}: what each claim received (the profile's run, then shares weighted by "
+              f"tightness of margin)\n" + report.received_table(plan, verdicts))
     differing = [verdict.claim for verdict in verdicts if not verdict.as_expected]
     thin = [verdict.claim for verdict in verdicts if verdict.as_expected and not verdict.meets_floor]
+    if differing:
+        print(f"verdicts differing from the expected one: {', '.join(differing)}")
+    if thin:
+        print(f"verdicts on fewer informative instances than the floor: {', '.join(thin)}")
+    if not differing and not thin:
+        print("every verdict as expected")
+
+
+def _print_counts(verdicts, run_line: str) -> None:
+    """The run's line (claims, profile, seed, time, recomputed margins) and the informative instances."""
     rechecked = sum(verdict.rechecked for verdict in verdicts)
-    seed = args.seed if args.seed is not None else (0 if profiles.PROFILES[profile].get("derandomize") else "random")
-    print(f"\n{len(verdicts)} claims, profile {profile}, seed {seed}, {seconds:.1f} s; {rechecked} near-zero margins "
+    print(f"\n{run_line}; {rechecked} near-zero margins "
           f"recomputed at {tolerances.RECHECK_DIGITS} digits; margin = (bound - observed) / size of the bound, "
           f"at the tightest informative instance.")
     informative = sum(verdict.informative for verdict in verdicts if verdict.verdict in ("holds", "open"))
@@ -102,19 +134,3 @@ def run(args) -> int:
     floors = sorted({verdict.floor for verdict in verdicts}) or [0]
     print(f"holds/open verdicts rest on {informative} informative instances of {drawn} drawn (floor: "
           f"{floors[0] if len(floors) == 1 else f'{floors[0]} to {floors[-1]}'} per claim).")
-    if hunt is not None:
-        print(f"\nbudget {hunt}: what each claim received (the profile's run, then shares weighted by "
-              f"tightness of margin)\n" + report.received_table(plan, verdicts))
-    if differing:
-        print(f"verdicts differing from the expected one: {', '.join(differing)}")
-    if thin:
-        print(f"verdicts on fewer informative instances than the floor: {', '.join(thin)}")
-    if not differing and not thin:
-        print("every verdict as expected")
-    if args.json:   # "-" (standard output) or a path, checked by the CLI before the run
-        outputs.write_text(args.json, report.to_json(verdicts, profile=profile, seed=seed, seconds=seconds,
-                                                     ovk_ref_version=ovk_ref.__version__, spec_version=ovk_ref.SPEC_VERSION,
-                                                     **({} if hunt is None else {
-                                                         "budget": str(hunt),
-                                                         "received": report.received(plan, verdicts)})))
-    return 1 if differing or thin else 0

@@ -72,7 +72,7 @@ def test_thorough_searches_by_generation_and_the_short_profiles_steer():
 
 def test_the_floor_is_a_count_of_informative_instances():
     """A holds verdict on ``floor`` informative instances meets the floor however many were drawn (the strategy's
-    share is tested once, tests/claims/test_strategy_quality.py); one fewer does not."""
+    share is tested once, tests/meta/test_strategy_quality.py); one fewer does not."""
     from proofs_check.runner import Verdict
     assert Verdict("c", "holds", "holds", instances=60, informative=20, floor=20).meets_floor
     assert not Verdict("c", "holds", "holds", instances=20, informative=19, floor=20).meets_floor
