@@ -205,8 +205,11 @@ def workloads(n):
     kernel, kernel_list = kernels()
     B = ovk_ref.paper_J(D)
     X, Y = data(n)
-    onorma = lambda: ovk_fast.onorma(X, Y, kernel, lam=LAM, eta=ETA)
-    monorma = lambda: ovk_fast.monorma(X, Y, kernel_list, lam=LAM, eta=ETA, r=R)
+    def onorma():
+        return ovk_fast.onorma(X, Y, kernel, lam=LAM, eta=ETA)
+
+    def monorma():
+        return ovk_fast.monorma(X, Y, kernel_list, lam=LAM, eta=ETA, r=R)
     floor, mfloor = floor_values(X, [MU]), floor_values(X, list(MONORMA_MUS))
     return {
         "ONORMA": {"floor 1": lambda: floor(1), "floor 2": lambda: floor(2), "ovk_fast 1": on_threads(onorma, 1),
@@ -383,7 +386,8 @@ def scaling(sizes, plot):
         X, Y = data(n)
         cells = []
         for name, run in runs.items():
-            once = lambda run=run, X=X, Y=Y: run(X, Y)
+            def once(run=run, X=X, Y=Y):
+                return run(X, Y)
             wall, cpu = median_times({name: once}, 3 if n <= 10_000 else 1)[name]
             mib = peak_memory(once)
             table[name].append((n, cpu, mib))

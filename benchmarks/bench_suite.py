@@ -1,11 +1,12 @@
-"""Benchmark (not a test): the suite's own wall times at 1, 2 and N workers (issue 14, item 6).
+"""Benchmark (not a test): the suite's own wall times at 1, 2 and N workers.
 
     .venv/bin/python benchmarks/bench_suite.py                 # verify ci, a thorough slice, conform, the tests
     .venv/bin/python benchmarks/bench_suite.py --no-tests --thorough-claims ""   # verify ci and conform only
 
 Each figure is one run of the command as a subprocess (wall clock), at 1 worker (the serial run), 2 and N (the
 machine's cores; a level equal to another is run once), with the load average before it: the machine may be
-shared, so the first line also says what speed-up the machine gives a trivially parallel loop right now. Ratios are against the serial run of the same invocation; every parallel verify report is compared with
+shared, so the first line also says what speed-up the machine gives a trivially parallel loop right now. Ratios
+are against the serial run of the same invocation; every parallel verify report is compared with
 the serial one (verdicts, counts, margins, counterexamples: the column ``same``).
 
 A full ``verify --profile thorough`` is about 15 minutes serially here, so by default only a slice of it is
@@ -14,7 +15,7 @@ measured: the claims of ``--thorough-claims`` (cheap and expensive ones) with ``
 registry as a user runs it (one unit per claim).
 The test command (``CI=true python -m pytest -q -x -p no:cacheprovider``) runs once: it has no worker option, and its
 verify tests choose their own worker counts.
-Targets (issue 14): verify ci <= 30 s at 2 workers, thorough <= 10 min, 1 -> 2 workers >= 1.7x.
+Targets: verify ci <= 30 s at 2 workers, thorough <= 10 min, 1 -> 2 workers >= 1.7x.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OVK_CHECK = [sys.executable, "-m", "proofs_check"]
+OVK_CHECK = [sys.executable, "-m", "ovk_cli"]
 THOROUGH_CLAIMS = "loss.convex,loss.subgradient,rkhs.feature_norm,prop2.iii"
 
 

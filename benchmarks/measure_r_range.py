@@ -72,6 +72,16 @@ def _updated(reference, t) -> bool:
     return any(previous[j] ** 2 * max(reference.gamma[t][j], 0) > 0 for j in range(m))
 
 
+def _normalisation_failures(rows, reference, r) -> list[str]:
+    """The first updated round whose weights break sum_j delta_j^r = 1 (to DELTA_NORMALISATION), if any."""
+    for t, row in enumerate(rows):
+        if _updated(reference, t):
+            error = abs(mpmath.fsum(mpmath.power(value, r) for value in row) - 1)
+            if error > tolerances.DELTA_NORMALISATION:
+                return [f"round {t + 1}: |sum delta^r - 1| = {mpmath.nstr(error, 2)}"]
+    return []
+
+
 def failures(weights, reference, r, rtol) -> list[str]:
     """Which invariants the run's ``weights`` (n x m, float64 or mpf) break, against the 100-digit ``reference``."""
     broken = []
@@ -80,12 +90,7 @@ def failures(weights, reference, r, rtol) -> list[str]:
                 for row in weights]
         if not all(mpmath.isfinite(value) and value >= 0 for row in rows for value in row):
             return ["not finite or negative"]
-        for t, row in enumerate(rows):
-            if _updated(reference, t):
-                error = abs(mpmath.fsum(mpmath.power(value, r) for value in row) - 1)
-                if error > tolerances.DELTA_NORMALISATION:
-                    broken.append(f"round {t + 1}: |sum delta^r - 1| = {mpmath.nstr(error, 2)}")
-                    break
+        broken += _normalisation_failures(rows, reference, r)
         for t, row in enumerate(rows):
             scale = max(abs(value) for value in reference.weights[t])
             error = max(abs(a - b) for a, b in zip(row, reference.weights[t])) / scale

@@ -29,11 +29,11 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import sympy as sp
+from walkthrough_display import show, show_formula, show_table
 
 import ovk_ref
 from ovk_ref import tolerances
 from proofs_check import constants
-from walkthrough_display import show, show_formula, show_table
 
 rng = np.random.default_rng(2024)
 p, d, k = 3, 3, 6                       # input dimension, output dimension, number of points

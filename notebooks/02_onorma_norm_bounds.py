@@ -26,10 +26,10 @@
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from walkthrough_display import show, show_table
 
 import ovk_ref
 from ovk_ref import tolerances
-from walkthrough_display import show, show_table
 
 rng = np.random.default_rng(11)
 n, p, d = 150, 20, 4

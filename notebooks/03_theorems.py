@@ -26,11 +26,11 @@
 import matplotlib.pyplot as plt
 import numpy as np
 import sympy as sp
+from walkthrough_display import show, show_formula, show_table
 
 import ovk_ref
 from ovk_ref import tolerances
 from proofs_check import comparators, constants
-from walkthrough_display import show, show_formula, show_table
 
 LATEX = {constants.lam: r"\lambda", constants.eta: r"\eta", constants.kappa2_: r"\kappa^2", constants.C_y: "C_y"}
 

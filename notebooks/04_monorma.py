@@ -28,10 +28,10 @@ import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
+from walkthrough_display import show, show_table
 
 import ovk_ref
 from ovk_ref import tolerances
-from walkthrough_display import show, show_table
 
 rng = np.random.default_rng(5)
 
@@ -156,7 +156,8 @@ show(f"sum delta^r: 1/(r+1) reading {np.sum(fixed**r):.15f}; literal reading {np
 # next to ONORMA with each kernel alone. With $r < 1$ MONORMA locks, within the first rounds, onto the kernel whose
 # component $g^j$ has the largest norm then ($\mu = 100$), which is **not** the best single kernel ($\mu = 10$): the
 # weights follow $\|g^j_t\|$, not prediction quality. With $r = 1$ the weight drifts to $\mu = 10$ more slowly.
-# With $r > 1$ all kernels stay in, and the combination does better than every kernel alone. Part of that gain is scale: $\sum_j\delta_j > 1$ when $r > 1$, and MONORMA with $m$ copies of
+# With $r > 1$ all kernels stay in, and the combination does better than every kernel alone. Part of that gain
+# is scale: $\sum_j\delta_j > 1$ when $r > 1$, and MONORMA with $m$ copies of
 # one kernel is ONORMA with the kernel $m^{1-1/r}K$ (spec §6.4, checked in the last cell).
 
 # %%

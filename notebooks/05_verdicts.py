@@ -26,11 +26,11 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
+from walkthrough_display import show, show_table
 
 import ovk_ref
 from ovk_ref import tolerances
 from proofs_check import CLAIMS, run_claim
-from walkthrough_display import show, show_table
 
 PROFILE = "ci"
 counts = {verdict: sum(claim.expected == verdict for claim in CLAIMS.values()) for verdict in ("holds", "false", "open")}

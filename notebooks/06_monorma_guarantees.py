@@ -13,13 +13,14 @@
 #
 # The paper proves cumulative bounds for ONORMA only; for MONORMA it reports experiments ("MONORMA performs better
 # than ONORMA") and lists "deriving cumulative error bound for MONORMA" as future work. The suite states the natural
-# candidates as claims (`monorma.*` in `ovk-check claims`, issue 11) and decides each. This notebook shows the
+# candidates as claims (`monorma.*` in `ovk-check claims`, docs/monorma-guarantees.md) and decides each. This notebook shows the
 # evidence: the lockout stream that breaks the cumulative bounds, the trend of its gap up to $n = 10^4$, the norm
 # bound with its factor $m^{(1-1/r)_+/2}$, and the comparison with ONORMA.
 
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from walkthrough_display import show, show_table
 
 import ovk_fast
 import ovk_ref
@@ -27,7 +28,6 @@ from ovk_ref import tolerances
 from proofs_check import CLAIMS, comparators, constants, run_claim, strategies
 from proofs_check.claims.monorma_guarantees import norm_factor2, online_losses
 from proofs_check.runner import evaluate
-from walkthrough_display import show, show_table
 
 # %% [markdown]
 # ## The lockout stream

@@ -13,7 +13,6 @@ from ovk_experiments import data, engines
 from ovk_experiments.experiments import figure1, figure2, table3
 from ovk_experiments.output import atomic, figures, report, rows
 from ovk_ref import atomic_file
-from proofs_check.parallel import map_ordered
 
 OUTPUTS = ("report.md", "results.csv", "figure1.png", "figure2.png")
 
@@ -44,14 +43,16 @@ def dataset_results(settings, name: str, step=None) -> tuple[list, list]:
 
 
 def reproduce(settings, out_dir, *, command: str = "ovk-check reproduce", progress: bool = True,
-              skipped: tuple = (), workers: int = 1) -> dict:
+              skipped: tuple = (), workers: int = 1, map_ordered) -> dict:
     """All of Figure 1, Figure 2 and Table 3 for ``settings.datasets``; returns ``{output name: path}``.
 
     Checks that every data set and the engine are available and that ``out_dir`` may be replaced before any
     work (a missing optional extra raises ``MissingExtraError`` naming it). ``skipped`` names the data sets
     left out because an extra is missing; the report says so. Progress goes to stderr (by step in one process,
     by data set with ``workers`` > 1 processes, each data set in one of them; the results do not depend on
-    ``workers``).
+    ``workers``). ``map_ordered(function, items, done=...)`` runs the data sets where the caller says and returns
+    their results in order (``ovk_cli.parallel.map_ordered`` on ``workers`` processes: one worker runs them in this
+    process).
     """
     data.check_available(settings.datasets)
     engine = engines.resolve(settings.engine)
@@ -73,7 +74,7 @@ def reproduce(settings, out_dir, *, command: str = "ovk-check reproduce", progre
             bar.refresh()
 
         per_dataset = map_ordered(functools.partial(dataset_results, settings, step=step if workers == 1 else None),
-                                  settings.datasets, workers=workers, done=done)
+                                  settings.datasets, done=done)
         first = [result for results, _ in per_dataset for result in results]
         second = [result for _, results in per_dataset for result in results]
         times = _table3_times(engine.__name__, first, settings, step)

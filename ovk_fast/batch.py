@@ -15,12 +15,12 @@ import math
 import numpy as np
 from scipy import linalg
 
-from ovk_ref import tolerances, validation
-from ovk_ref.batch import check_finite_gram, singular_system
-from ovk_ref.kernels import LinearQuadratic, Separable, as_kernel
 from ovk_fast.kernel_rows import KNOWN_SCALARS, KernelRows, scalar_matrix
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread
+from ovk_ref import tolerances, validation
+from ovk_ref.batch import check_finite_gram, singular_system
+from ovk_ref.kernels import LinearQuadratic, Separable, as_kernel
 
 #: an eigendecomposition of a t x t matrix costs about as much as this many Cholesky solves
 #: (measured on the 2-core machine at t = 5000, two BLAS threads: eigh 14.7 s, Cholesky 0.85 s)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ovk_ref.kernels import Constant, Feature, Gaussian, Linear, LinearQuadratic, Polynomial, Separable, WeightedSum
 from ovk_fast.distances import Expansion, gaussian_exponents, squared_distances
+from ovk_ref.kernels import Constant, Feature, Gaussian, Linear, LinearQuadratic, Polynomial, Separable, WeightedSum
 
 
 class PairGeometry:

@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ovk_ref.kernels import Feature, Gaussian, Linear, LinearQuadratic, Polynomial, Separable, WeightedSum
 from ovk_fast.kernel_rows import KNOWN_SCALARS
+from ovk_ref.kernels import Feature, Gaussian, Linear, LinearQuadratic, Polynomial, Separable, WeightedSum
 
 #: the overflow bound must stay this far below float64's largest number: the norm recursion adds three bounded
 #: terms (spec 6.2), one of them doubled, and the bound is taken on ovk_fast's values, a few ulps from ovk_ref's.

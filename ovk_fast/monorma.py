@@ -12,19 +12,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ovk_ref import validation
-from ovk_ref.losses import Squared
-from ovk_ref.monorma import MONORMA
-from ovk_ref.records import MonormaRecord
 from ovk_fast import compiled
 from ovk_fast.divergence_watch import DivergenceWatch
 from ovk_fast.kernel_rows import KernelRowsStack, diagonal_blocks
 from ovk_fast.literal_range import LiteralBound, finite_rounds, magnitude
 from ovk_fast.literal_rounds import run_literally
-from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.onorma import BLOCK_ROUNDS, block_schedule
 from ovk_fast.precision import float64_only
+from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.threads import single_blas_thread
+from ovk_ref import validation
+from ovk_ref.losses import Squared
+from ovk_ref.monorma import MONORMA
+from ovk_ref.records import MonormaRecord
 
 
 def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None, on_divergence="warn",

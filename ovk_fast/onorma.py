@@ -24,19 +24,19 @@ import functools
 import numpy as np
 from scipy import linalg
 
-from ovk_ref import validation
-from ovk_ref.losses import Squared
-from ovk_ref.onorma import ONORMA
-from ovk_ref.records import OnormaRecord
 from ovk_fast.batch import eigenvalue_groups
 from ovk_fast.divergence_watch import DivergenceWatch
 from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, diagonal_quadratic
 from ovk_fast.literal_range import LiteralBound, finite_rounds, magnitude
 from ovk_fast.literal_rounds import run_literally
-from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.precision import float64_only
-from ovk_fast.threads import single_blas_thread
+from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.support import first_kept, kept_before
+from ovk_fast.threads import single_blas_thread
+from ovk_ref import validation
+from ovk_ref.losses import Squared
+from ovk_ref.onorma import ONORMA
+from ovk_ref.records import OnormaRecord
 
 #: rounds per block: a block's kernel rows are a BLOCK_ROUNDS x capacity GEMM; inside the block each round
 #: does a matvec over at most BLOCK_ROUNDS terms. 256 keeps both small and the blocks few.

@@ -16,10 +16,10 @@ import threading
 
 import numpy as np
 
-from ovk_ref.kernels import Gaussian, Linear, Polynomial
 from ovk_fast.distances import Expansion, StreamOperands, direct_squared_distances, gaussian_exponents
 from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, exponent_factor, separable_terms
 from ovk_fast.threads import map_in_order
+from ovk_ref.kernels import Gaussian, Linear, Polynomial
 
 #: stored points per tile: a 256 x 512 tile of kernel values (1 MiB) stays in a core's L2 cache from its
 #: exponent GEMM through the exp to its product with the coefficients, where the whole 256 x 5000 rows (10 MiB)

@@ -4,7 +4,7 @@ BLAS threads do not pay in the online loops, which make thousands of small BLAS 
 add synchronisation; and on a shared machine (other processes on the cores) OpenBLAS threads busy-wait for each
 other. Measured on the 2-core machine under load (load average ~5): ONORMA t = 5000 in 0.12 s with one thread
 against 0.6-1.9 s with two; batch ridge t = 5000 in 2.4-5.3 s against 12.8-16 s, and at t = 500 in 0.03 s
-against 2.2 s; measured again after the tiled kernel rows (issue 14, load average 4.4, medians of 9):
+against 2.2 s; measured again after the tiled kernel rows (load average 4.4, medians of 9):
 ONORMA t = 5000 in 0.40 s wall (0.20 s CPU) with one BLAS thread against 5.1 s (2.6 s CPU) with two. One BLAS
 thread also keeps the summation order, hence the results, the same from run to run.
 
@@ -25,10 +25,16 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform has one, else the machine's): the one
+    count of cores of the project (``ovk_cli.parallel.default_workers`` counts worker processes with it)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def threads_from(value: str | None) -> int:
-    """The pool's size from the ``OVK_FAST_THREADS`` environment variable (unset: the machine's cores)."""
+    """The pool's size from the ``OVK_FAST_THREADS`` environment variable (unset: the cores this process may use)."""
     if value is None:
-        return os.cpu_count() or 1
+        return usable_cores()
     if not value.strip().isdigit() or int(value) < 1:
         raise ValueError(f"OVK_FAST_THREADS must be a positive integer (threads of ovk_fast's pool), got {value!r}")
     return int(value)

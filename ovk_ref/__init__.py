@@ -7,8 +7,21 @@ from ovk_ref.batch import batch_ridge
 from ovk_ref.checkpoint import load_learner, save_learner
 from ovk_ref.divergence import DivergenceError, DivergenceWarning
 from ovk_ref.kernels import (
-    Constant, Feature, Gaussian, Linear, LinearQuadratic, OperatorKernel, Polynomial, Separable, WeightedSum,
-    as_kernel, gaussian_separable, gram, kernel_from_dict, paper_J, random_feature,
+    Constant,
+    Feature,
+    Gaussian,
+    Linear,
+    LinearQuadratic,
+    OperatorKernel,
+    Polynomial,
+    Separable,
+    WeightedSum,
+    as_kernel,
+    gaussian_separable,
+    gram,
+    kernel_from_dict,
+    paper_J,
+    random_feature,
 )
 from ovk_ref.losses import Loss, as_loss
 from ovk_ref.monorma import MONORMA, monorma

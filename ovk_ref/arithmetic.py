@@ -1,4 +1,4 @@
-"""Float64 or mpmath arithmetic for the same literal code (issue 2, item 4).
+"""Float64 or mpmath arithmetic for the same literal code.
 
 `Arithmetic(None)` is plain float64; `Arithmetic(50)` works with mpmath numbers at 50 decimal
 digits, stored in numpy arrays of dtype ``object`` so that the algorithm code (``+``, ``*``, ``@``)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import secrets
 import stat
@@ -116,3 +117,16 @@ def write_bytes(path, data: bytes) -> None:
     """Replace ``path`` by ``data`` (``replacing``)."""
     with replacing(path, "wb") as stream:
         stream.write(data)
+
+
+def sha256(path) -> str:
+    """The sha256 of a file's bytes, in hex."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def file_manifest(folder, names, entry=None) -> dict:
+    """The manifest of the files ``names`` (relative to ``folder``), sorted by name: ``{name: sha256}``, or
+    ``{name: entry(path, sha256)}`` when the caller records more than the digest."""
+    folder = Path(folder)
+    digests = {name: sha256(folder / name) for name in sorted(names)}
+    return digests if entry is None else {name: entry(folder / name, digest) for name, digest in digests.items()}

@@ -1,4 +1,4 @@
-"""Divergence of an online run, said once and the same way by ovk_ref and ovk_fast (issue 13, item 3).
+"""Divergence of an online run, said once and the same way by ovk_ref and ovk_fast.
 
 A run diverges at the first round t whose online prediction ``f_{t-1}(x_t)``, new coefficient ``alpha_{t,t}``
 or squared norm (``||f_t||^2`` for ONORMA, every ``gamma^j_t = ||g^j_t||^2`` for MONORMA) is not finite, or,

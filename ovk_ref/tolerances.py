@@ -1,7 +1,11 @@
-"""Every numerical tolerance of the project, in one place, each with its reason.
+"""The numerical tolerances of the reference and of every comparison with it, each with its reason.
 
-Tests and checks import these names; no test writes its own tolerance literal.
+Tests and checks import these names; no test writes its own tolerance literal. The tolerances only one package uses
+live beside it, with their reasons: ``proofs_check.tolerances`` (the claims' margins), ``ovk_conform.tolerance``
+(the oracle's precision classes), ``ovk_experiments.tolerances`` (divergence of a reproduction's runs). The comparison classes at the end
+(``ovk_ref.closeness.ToleranceClass``: ``rtol x scale + atol``) are what ``closeness.assert_close`` takes.
 """
+from ovk_ref.closeness import ToleranceClass
 
 # --- input validation -------------------------------------------------------------------------
 #: B must equal B.T up to this, relative to max|B| (B's own scale, with no absolute floor: B = 1e-11 R R^T
@@ -32,7 +36,7 @@ DELTA_NORMALISATION = 1e-12
 #: can be compared with.
 GAMMA_CANCELLATION = 1e-3
 
-# --- float64 against 50-digit mpmath (issue 2, item 4) ----------------------------------------
+# --- float64 against 50-digit mpmath ----------------------------------------
 #: a float64 run against a 50-digit run of the same case, relative to the scale (max |entry|) of
 #: the field. A round is not a contraction in general (with eta_1 kappa^2 > 2 the runs diverge,
 #: spec E30), but its float64 error stays relative to the size of the numbers it combines:
@@ -50,53 +54,12 @@ FLOAT64_VS_MPMATH_RTOL = 1e-9
 #: run silently fell back to float64 (error ~1e-16).
 MPMATH_VS_EXACT_RTOL = 1e-40
 
-# --- experiments (ovk_experiments, spec E30) ---------------------------------------------------
-#: an online run is reported as diverged from the first round whose squared prediction error exceeds
-#: this multiple of the zero predictor's mean error ``mean ||y||^2``. A stable run's errors stay within
-#: a small multiple of it (its predictions are shrunk sums of bounded steps), while the paper's
-#: non-separable synthetic setting passes 1e50 times it by round 40 (spec E30(a)); 1e6 sits far from both.
-DIVERGENCE_FACTOR = 1e6
-
-# --- claim margins (proofs_check.claims, issue 3) -----------------------------------------------
-#: a float64 margin within this relative distance of 0 is not trusted either way: the instance is
-#: recomputed with ovk_ref at RECHECK_DIGITS digits (issue 3, item 4). Float64 round-off in our runs is
-#: below 1e-13 relative (see FLOAT64_VS_MPMATH_RTOL), so 1e-9 leaves a factor 1e4 of headroom.
-NEAR_ZERO_MARGIN = 1e-9
-#: decimal digits of that recomputation (issue 3: "ovk_ref precision=50")
-RECHECK_DIGITS = 50
-#: at RECHECK_DIGITS digits, a margin above -this (relative) is a tie, not a violation: a tight bound
-#: (e.g. ||alpha_tt|| = eta_t C for the norm loss, Prop. 1(i)) computed with O(100) roundings at 1e-50
-#: lands within ~1e-48 of 0 on either side; 1e-40 is far above that and far below any real violation.
-HIGH_PRECISION_TIE = 1e-40
-#: comparisons of integers or exact 0/1 facts (supports, kernel-evaluation counts) return margin
-#: +-this per mismatch: away from 0 so that they are never mistaken for near-zero float margins.
-DISCRETE_MARGIN = 0.5
-
-# --- conformance vectors (proofs_check.conformance, issue 4) -----------------------------------
-#: what a float64 implementation must meet on a golden vector, per field, relative to the field's
-#: scale max|expected| (expected = ovk_ref at 50 digits). The cases are built so that float64
-#: round-off stays near 1e-14 relative: at most 25 rounds, kernel norms and eta_1 kappa^2 of order 1,
-#: batch systems with condition number below BATCH_CONDITION_LIMIT. 1e-9 leaves a margin of about
-#: 1e4 for other summation orders (vectorised, GPU), while every wrong step the suite guards against
-#: (a skipped shrink, eta_{t+1}, the misparsed exponents, a window off by one, K(x_i, x)) moves a
-#: field by more than 1e-3 of its scale.
-CONFORMANCE_RTOL = 1e-9
-#: a batch case's system ``G + t lam I`` has condition number at most this (the generator refuses
-#: others): float64 solves lose about log10(cond) digits, so 1e4 keeps the error near 1e-12, well
-#: inside CONFORMANCE_RTOL.
-BATCH_CONDITION_LIMIT = 1e4
+# --- ovk_fast's solvers (checked against the reference) -------------------------------------------------
 #: ovk_fast's separable batch solver (spec 7.2) and its ONORMA block solve (squared loss) solve the columns whose
 #: eigenvalues of B differ by at most this, relative to max|eig(B)|, with one factor (the paper's J has only two distinct
 #: eigenvalues, which eigh returns a few ulps apart). Using one value for a group perturbs the system by
 #: this relative amount, the size of the solver's own round-off and 100x below IDENTITY_RTOL.
 EIGENVALUE_TIE = 1e-12
-
-# --- kappa^2 on the box (proofs_check.constants.kappa2) ----------------------------------------------------------
-#: a feature kernel's kappa^2 is max over the vertices v of [0,1]^p of ||K(v, v)||_op at 60 digits; a vertex whose
-#: float64 ||K(v, v)||_op is below the largest float64 one by more than this (relative) cannot attain that max and is
-#: skipped. float64 puts each value within about (d + q) eps max_v ||K(v, v)||_op of the exact one (the product
-#: A(v) A(v)^T, then eigvalsh: < 1e-14 relative for d, q <= 4), 1e8 times less than this gap.
-KAPPA2_CONTENDER_GAP = 1e-6
 
 # --- inequalities that can hold with equality ----------------------------------------------------
 #: relative margin for an inequality checked in float64 whose two sides can tie (spec 11
@@ -128,31 +91,6 @@ SCHEDULE_INTEGER_SNAP = 1e-40
 #: (7.999...) fall inside it and are evaluated at SCHEDULE_DIGITS digits.
 SCHEDULE_FLOAT_GUARD = 1e-12
 
-# --- certified comparators for non-squared losses (proofs_check.comparators, spec 11) -----------------
-#: BFGS stops once ||grad F(w)|| <= this. The certified bound ||f_n|| <= ||w|| + ||grad F(w)|| / lam then
-#: exceeds the true norm by at most 2 * this / lam (strong convexity), so a claim that is tight, as
-#: Prop. 1(iii) is (spec C11: one point, ||f_n|| = C kappa / lam exactly), can only be resolved to within
-#: that: a margin above -2 * this / lam is a tie, not a violation. Any real violation found so far is
-#: larger than 1e-3 relative.
-OPTIMISER_GRADIENT_NORM = 1e-12
-
-# --- conformance precision classes (proofs_check.conformance.tolerance, issue 9 item 7) ---------
-#: a float32 implementation against the reference, per field, relative to the field's scale max|expected|.
-#: Model: each round combines O(support) terms whose float32 rounding (unit roundoff u = 2^-24 = 6e-8) is
-#: relative to the terms' scale; predictions feed the next coefficients, and with eta_t = eta/sqrt(t) and
-#: shrink factors below 1 the propagated error stays a bounded multiple of the per-round error (every run
-#: of the vectors is stable). Measured with an honest float32 engine
-#: (proofs_check.conformance.plain_engine.float32_engine) on every quick and standard case float32 can
-#: represent and 60 fresh cases: at most 1.2e-6 of the scale, except MONORMA's weights with r = 10 at
-#: 1.2e-4 (delta^(r/(r+1)) sums amplify the gamma error). 1e-3 leaves a margin of 8 there and of 800
-#: elsewhere, and still rejects every regime fault on its regime case (the smallest: a batch solver stopped
-#: early, 6e-3 of the scale), except the far-input fault, whose cases are outside the float32 class.
-CONFORMANCE_FLOAT32_RTOL = 1e-3
-#: a case is outside the float32 class when rounding its inputs to float32 moves them by more than this
-#: fraction of their spread (u32 max|x| / spread): inputs offset by 1e6 with spread 1 are rounded by 0.06,
-#: which no float32 engine can undo, so those cases certify float64 engines only.
-FLOAT32_INPUT_RESOLUTION = 1e-4
-
 # --- MONORMA's exponent r (ovk_ref.monorma.r_range; measured by benchmarks/measure_r_range.py) ------------------
 # A run keeps the delta update's invariants when sum_j delta_j^r = 1 to DELTA_NORMALISATION, no weight is lost to
 # underflow and the weights agree with a 100-digit run (FLOAT64_VS_MPMATH_RTOL in float64, MPMATH_VS_EXACT_RTOL at
@@ -183,3 +121,14 @@ R_MAX_FLOAT64 = 1000.0
 #: 4e3 times below the tolerance. (The upper bound at precision P is R_MAX_FLOAT64 times float64's unit roundoff over
 #: P's: 8.3e37 at 50 digits, measured failures from 4.1e38, m = 2..8.)
 R_MIN_MULTIPRECISION = 1e-4
+
+# --- comparison classes (ovk_ref.closeness) ------------------------------------------------------------------------
+#: two float64 computations of the same quantity, relative to the size of the numbers they combine, with the
+#: absolute floor for entries that are exactly 0 in one of them (IDENTITY_RTOL, IDENTITY_ATOL)
+IDENTITY = ToleranceClass("identity", IDENTITY_RTOL, IDENTITY_ATOL, "two float64 computations of the same quantity")
+#: the same, relative to a scale the caller gives (the size of the terms), with no absolute floor
+IDENTITY_OF_SCALE = ToleranceClass("identity", IDENTITY_RTOL, 0.0,
+                                   "two float64 computations of the same quantity, relative to the given scale")
+#: two runs compared round by round whose values may be subnormal (IDENTITY_RTOL, UNDERFLOW_ATOL)
+ROUNDS = ToleranceClass("rounds", IDENTITY_RTOL, UNDERFLOW_ATOL,
+                        "two runs round by round; subnormal values carry absolute precision only")

@@ -1,4 +1,4 @@
-"""Input checks, run before any work (issue 2, item 5).
+"""Input checks, run before any work.
 
 Every failure is a ValueError or TypeError whose message names the parameter and the rule it breaks.
 """

@@ -193,7 +193,7 @@ def search(claim_id: str, *, draws_count: int = DRAWS, starts: int = STARTS, eva
         layout = Layout(instance)
         counter = {"calls": 0}
 
-        def objective(vector):
+        def objective(vector, counter=counter, layout=layout):
             counter["calls"] += 1
             found, _ = ratio(claim, layout.decode(vector), exact=False)
             return -found if math.isfinite(found) else 1e3

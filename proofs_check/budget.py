@@ -1,4 +1,4 @@
-"""Budget-based hunts (issue 14, item 4): ``--budget 10m`` or ``--budget 20000`` spread over the claims.
+"""Budget-based hunts: ``--budget 10m`` or ``--budget 20000`` spread over the claims.
 
 A budget run starts with the profile's own run (one unit per claim): it gives every claim its verdict and its
 tightest margin. What is left of the budget goes to the claims still searched for a counterexample (verdict

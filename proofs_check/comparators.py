@@ -17,9 +17,9 @@ import numpy as np
 from scipy import optimize
 
 import ovk_ref
-from ovk_ref import tolerances
 from ovk_ref.arithmetic import Arithmetic, sqrt
 from ovk_ref.kernels import Feature, as_kernel
+from proofs_check import tolerances
 
 
 @dataclass

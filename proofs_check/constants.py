@@ -19,10 +19,10 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ovk_ref import tolerances
 from ovk_ref.kernels import Feature, LinearQuadratic, Separable, WeightedSum, as_kernel
+from proofs_check import tolerances
 
-#: working precision (decimal digits) of every evaluation of a constant: above ovk_ref.tolerances.RECHECK_DIGITS,
+#: working precision (decimal digits) of every evaluation of a constant: above tolerances.RECHECK_DIGITS,
 #: so that a constant compared with a 50-digit recomputation is never the less precise side
 DIGITS = 60
 

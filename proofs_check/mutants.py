@@ -4,7 +4,7 @@
 differs from ovk_ref in exactly the one step its name says: the learner faults of ``proofs_check.faults`` (one
 definition each), carried by subclasses of ovk_ref's learners so that nothing is patched for any other caller (the
 conformance oracle runs them next to the reference in one process). The claim checks must reject every one of them
-(tests/claims/test_claims_mutants.py); ``proofs_check.faults.FAULTS`` plants the same faults, and many more, in the
+(tests/meta/test_claims_mutants.py); ``proofs_check.faults.FAULTS`` plants the same faults, and many more, in the
 shared code itself (``ovk-check sensitivity``).
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ MUTANTS = {name: FAULTS[fault].implementation(algorithms) for name, (fault, algo
 
 def _synthetic_with(*, weight_scale=None, per_example_weights=False, shared_weights=False, phi_offset=0):
     """The paper's generator (``ovk_ref.synthetic``, spec 3.4) with one plausible mistake."""
-    from ovk_ref.synthetic import WEIGHT_VARIANCES, NAMED_INPUTS
+    from ovk_ref.synthetic import NAMED_INPUTS, WEIGHT_VARIANCES
 
     variances = np.asarray(WEIGHT_VARIANCES)
 
@@ -71,6 +71,3 @@ SYNTHETIC_MUTANTS = {
     "phi_indices_read_zero_based": _synthetic_with(phi_offset=1),
 }
 
-
-# --- regime faults for the conformance oracle (issue 9): each shows only in the regime its name says ----------
-from proofs_check.conformance.regime_faults import CONFORMANCE_MUTANTS  # noqa: E402  (kept with the faults above)

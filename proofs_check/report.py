@@ -1,4 +1,4 @@
-"""The verify table (text and Markdown) and its JSON form, from a list of ``Verdict`` (issue 3, item 6)."""
+"""The verify table (text and Markdown) and its JSON form, from a list of ``Verdict``."""
 from __future__ import annotations
 
 import json
@@ -110,7 +110,7 @@ def chains_table(verdicts) -> str:
 
 def received(plan, verdicts) -> dict:
     """Claim id -> what a run gave it: its units, the informative instances they asked for, the instances drawn
-    and informative, the seconds (issue 14, item 4)."""
+    and informative, the seconds."""
     asked = {}
     for unit in plan:
         count = unit.examples or profiles.PROFILES[unit.profile]["max_examples"]

@@ -1,4 +1,4 @@
-"""The verify runner (issue 3, item 6): a Hypothesis search for counterexamples, claim by claim.
+"""The verify runner: a Hypothesis search for counterexamples, claim by claim.
 
 ``run_claim(id, profile, impl, seed)`` draws instances of the claim under the profile's settings, checks
 each, and returns a ``Verdict``: ``holds`` (no violation on N informative instances), ``open`` (no violation,
@@ -6,7 +6,7 @@ but the claim cannot be settled by finitely many instances), ``false`` (the smal
 shrank to, with every parameter needed to replay it: ``CLAIMS[id].check(counterexample, impl)``),
 ``error`` (the check raised) or ``not applicable`` (``impl`` lacks a function the claim calls).
 
-Informative instances (issue 10, items 1-2): an instance the claim's check marks non-informative (one round,
+Informative instances: an instance the claim's check marks non-informative (one round,
 all-zero targets, no delta update, ...) is counted among the drawn ones but rejected, so Hypothesis draws
 another; a violation counts whatever the instance. Hypothesis may decode the same instance from several choice
 sequences: it is checked once; a repeat of a non-informative one is rejected without being counted again. The worst margin is the tightest informative one. A
@@ -15,7 +15,7 @@ fails (``Verdict.meets_floor``, a count; each strategy's informative share is te
 tests, ``informative_share``). In ``ci`` and ``dev`` ``hypothesis.target`` steers the search towards small margins
 (``profiles.STEERED``).
 
-Reproducible (issue 13, item 6): the search seed of a claim is derived from the claim id and the run seed
+Reproducible: the search seed of a claim is derived from the claim id and the run seed
 (``search_seed``; run seed 0 for a derandomised profile), and Hypothesis' habit of mixing numbers read from
 "local" source files into its draws is switched off during a search, so an editable and a wheel install,
 any working directory and any hash seed draw the same instances.
@@ -55,8 +55,7 @@ except ImportError:  # pragma: no cover -- a Hypothesis without the module has n
     hypothesis_providers = None
 
 import ovk_ref
-from ovk_ref import tolerances
-from proofs_check import profiles, proofs
+from proofs_check import profiles, proofs, tolerances
 from proofs_check.claims import CLAIMS
 
 
@@ -121,9 +120,9 @@ class _Violation(AssertionError):
 #: far is reported (every later candidate is declared passing, so Hypothesis stops and replays that one)
 SHRINK_BUDGET = {"ci": 150, "dev": 400, "thorough": 3000}
 
-#: a holds/open verdict needs this fraction of the profile's ``max_examples`` informative (issue 10: in ci, 20 of
+#: a holds/open verdict needs this fraction of the profile's ``max_examples`` informative (in ci, 20 of
 #: 25); the informative share of each claim's strategy is tested once, on hundreds of draws, by the test suite
-#: (``informative_share``; tests/claims/test_strategy_quality.py): a run only counts its informative instances
+#: (``informative_share``; tests/meta/test_strategy_quality.py): a run only counts its informative instances
 INFORMATIVE_FLOOR = 0.8
 
 
@@ -151,7 +150,7 @@ def steering(margin: float) -> float:
 
 def search_seed(claim_id: str, seed: int, shard: int = 0) -> int:
     """The Hypothesis seed of claim ``claim_id`` in a run with seed ``seed``: a hash of both, never of a path,
-    a function's source or Python's hash seed (issue 13, item 6). Shard ``k > 0`` of a claim split into
+    a function's source or Python's hash seed. Shard ``k > 0`` of a claim split into
     several searches (``proofs_check.units``) hashes ``claim_id#k`` instead: shard 0 is the claim's usual search."""
     name = claim_id if shard == 0 else f"{claim_id}#{shard}"
     return int.from_bytes(hashlib.sha256(f"{name}/{seed}".encode()).digest()[:8], "big")
@@ -168,7 +167,7 @@ _SEARCHING = threading.local()
 def _install_local_constants_switch() -> bool:
     """Hypothesis draws, now and then, a number it read from the source of "local" modules (any module outside
     site-packages: this project in an editable install, the caller's own modules), so one seed would give
-    different instances in different installs, working directories or processes (issue 13, item 6). Installed
+    different instances in different installs, working directories or processes. Installed
     once per process: the providers of a thread where a search runs see no local constants; every other thread
     keeps Hypothesis' own behaviour (a per-thread switch, never undone by another thread's search ending).
     False when this Hypothesis has no local constants (then there is nothing to switch off)."""

@@ -192,4 +192,5 @@ def summary(matrix: Matrix) -> str:
 
 
 def to_json(matrix: Matrix, **metadata) -> str:
-    return json.dumps({**metadata, **matrix.to_dict()}, indent=2, default=lambda value: None if isinstance(value, float) and math.isnan(value) else float(value))
+    return json.dumps({**metadata, **matrix.to_dict()}, indent=2,
+                      default=lambda value: None if isinstance(value, float) and math.isnan(value) else float(value))

@@ -266,7 +266,7 @@ def problems(draw, *, feature: bool = True, max_n: int = 12):
     return {"kernel": kernel, "X": X, "Y": Y, "lam": lam, "eta": eta, "loss": loss}
 
 
-# --- claim instances (issue 3): plain JSON-able dicts, so a shrunk counterexample can be pasted back ----------
+# --- claim instances: plain JSON-able dicts, so a shrunk counterexample can be pasted back ----------
 #
 # Every instance dict may hold: "kernel" (portable dict), "p", "d", "X", "Y" (lists), "lam", "eta", "loss",
 # "kappa2" (the kernel's kappa^2 on [0,1]^p, proofs_check.constants), "C" (Lipschitz constant), "C_y"
@@ -596,7 +596,7 @@ LOCKOUT_LOSSES = ("norm", {"type": "huber", "delta": 1.0}, {"type": "epsilon_ins
 
 @st.composite
 def lockout_instances(draw, *, horizons=(128, 192), rs=(0.5, 1.0, 2.0), losses=LOCKOUT_LOSSES):
-    """A stream that locks MONORMA onto the kernel that cannot fit it (issue 11; spec 6.3 "absorbing zero").
+    """A stream that locks MONORMA onto the kernel that cannot fit it (spec 6.3 "absorbing zero").
 
     Round 1 at ``x = 1/2``, where the fitting kernel is 0: its ``gamma_1 = 0``, so its weight is 0 for ever;
     then ``x`` alternates between 1 (target ``+y``) and 0 (target ``-y``): the fitting kernel fits it, the constant

@@ -1,4 +1,4 @@
-"""A verify run as independent units, and the deterministic merge of their results (issue 14, item 1).
+"""A verify run as independent units, and the deterministic merge of their results.
 
 A ``Unit`` is one Hypothesis search: a claim, the profile, the run seed, a shard index (which search seed:
 ``runner.search_seed(claim, seed, shard)``) and an instance budget (``examples``: informative instances asked

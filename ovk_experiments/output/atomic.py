@@ -10,7 +10,6 @@ outputs beside it. An I/O error is raised as ``OutputError`` naming the file of 
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import secrets
@@ -37,12 +36,8 @@ def check_replaceable(out_dir, outputs) -> None:
                          "it would be replaced as a whole: choose a new or empty folder")
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def write_manifest(folder: Path, names) -> None:
-    manifest = {"files": {name: _sha256(folder / name) for name in sorted(names)}}
+    manifest = {"files": atomic_file.file_manifest(folder, names)}
     atomic_file.write_text(folder / MANIFEST, json.dumps(manifest, indent=1) + "\n")
 
 
@@ -54,7 +49,7 @@ def is_complete(folder) -> bool:
     except (OSError, ValueError, KeyError, TypeError):
         return False
     present = {entry.name for entry in folder.iterdir()} - {MANIFEST}
-    return present == set(files) and all(_sha256(folder / name) == digest for name, digest in files.items())
+    return present == set(files) and all(atomic_file.sha256(folder / name) == digest for name, digest in files.items())
 
 
 def _fresh_folder(out_dir: Path, kind: str) -> Path:

@@ -1,6 +1,6 @@
 """The paper's experimental claims, each with the rule that judges it on our numbers.
 
-The claims are the text's (its Experiments section, as the project restates them in issue 5 and spec
+The claims are the text's (its Experiments section, as the project restates them in spec
 E30); the paper's figures are missing from its source (spec E30(e)). Its Table 3 seconds (spec 3.4) are
 printed beside ours, but the claim is judged by its ordering (online learners faster than batch): the
 seconds depend on the machine and the implementation, and the paper names neither.

@@ -127,22 +127,29 @@ def _paper_table3(figure1, times, skipped) -> list[str]:
             why = f"skipped: needs `{EXTRA_HINT}`" if name in skipped else "not run (not in --datasets)"
             rows.append((column, name, why, "", *[""] * 2 * len(ENGINE_NAMES)))
             continue
-        result, run_engine = by_name[name], times[name][0].engine
-        timed = {engine_times.engine: engine_times for engine_times in times[name]}
-        cv_and_solve = result.batch.cv_seconds + result.batch.fit_seconds
-        learners = [("ONORMA", "ONORMA", lambda t: t.onorma), ("MONORMA", "MONORMA", lambda t: t.monorma),
-                    (f"batch: one solve (lam = {result.batch.lam:g})", "batch", lambda t: t.batch_fit),
-                    ("batch: CV over the lam grid + solve", "batch",
-                     lambda t: cv_and_solve if t.engine == run_engine else None)]
-        for learner, paper_row, pick in learners:
-            paper = PAPER_TABLE3[column][paper_row]
-            cells = []
-            for engine in ENGINE_NAMES:
-                value = pick(timed[engine]) if engine in timed else None
-                missing = timed[engine].batch_note if engine in timed and learner.startswith("batch: one") else ""
-                cells += [_seconds(value) if value is not None else (missing or "-"), _ratio(paper, value)]
-            rows.append((column, f"{result.dataset.label}, {result.n_train} training examples", learner, f"{paper:g}", *cells))
+        rows += _column_rows(column, by_name[name], times[name])
     return _table(header, rows)
+
+
+def _column_rows(column: str, result, times) -> list:
+    """The rows of one of the paper's columns: each learner's paper seconds beside each engine's, with the ratio."""
+    run_engine = times[0].engine
+    timed = {engine_times.engine: engine_times for engine_times in times}
+    cv_and_solve = result.batch.cv_seconds + result.batch.fit_seconds
+    learners = [("ONORMA", "ONORMA", lambda t: t.onorma), ("MONORMA", "MONORMA", lambda t: t.monorma),
+                (f"batch: one solve (lam = {result.batch.lam:g})", "batch", lambda t: t.batch_fit),
+                ("batch: CV over the lam grid + solve", "batch",
+                 lambda t: cv_and_solve if t.engine == run_engine else None)]
+    rows = []
+    for learner, paper_row, pick in learners:
+        paper = PAPER_TABLE3[column][paper_row]
+        cells = []
+        for engine in ENGINE_NAMES:
+            value = pick(timed[engine]) if engine in timed else None
+            missing = timed[engine].batch_note if engine in timed and learner.startswith("batch: one") else ""
+            cells += [_seconds(value) if value is not None else (missing or "-"), _ratio(paper, value)]
+        rows.append((column, f"{result.dataset.label}, {result.n_train} training examples", learner, f"{paper:g}", *cells))
+    return rows
 
 
 def _table3_section(figure1, times, skipped) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ovk_experiments.protocol.scores import squared_errors
-from ovk_ref.tolerances import DIVERGENCE_FACTOR
+from ovk_experiments.tolerances import DIVERGENCE_FACTOR
 
 
 def first_divergent_round(predictions, targets) -> int | None:

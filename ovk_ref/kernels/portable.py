@@ -1,6 +1,6 @@
 """Kernels as plain JSON-able dicts, so other implementations and stored cases can name them.
 
-Forms (issue 2, item 1)::
+Forms::
 
     {"type": "gaussian_separable", "mu": 1.0, "B": [[...]]}
     {"type": "linear_separable", "B": [[...]]}
@@ -19,7 +19,6 @@ from ovk_ref.kernels.linear_quadratic import LinearQuadratic
 from ovk_ref.kernels.scalar import SCALAR_KERNELS
 from ovk_ref.kernels.separable import Separable
 from ovk_ref.kernels.weighted_sum import WeightedSum
-
 
 #: deepest nesting of 'sum' kernel dicts accepted: far beyond any useful kernel, far below Python's recursion limit
 MAX_DEPTH = 32

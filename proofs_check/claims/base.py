@@ -1,4 +1,4 @@
-"""What a claim is (issue 3, item 1): a checkable statement of the paper with its search space.
+"""What a claim is: a checkable statement of the paper with its search space.
 
 A ``Claim`` has a stable id, the statement in one line, the paper's reference, its hypotheses, the
 expected verdict (``holds``, ``false`` or ``open``), a Hypothesis strategy of instances (plain,
@@ -6,7 +6,7 @@ JSON-able dicts, so that a counterexample can be replayed by pasting it) and ``c
 precision)`` returning an ``Outcome``: the margin (bound minus observed; negative means violated).
 A claim says what makes an instance ``informative`` for it (at least two rounds, a non-zero target, a delta
 update that happened, a bound that is not vacuous, ...); its check marks each ``Outcome`` so, and a verdict
-counts only informative instances (issue 10, item 1). A claim whose search space is finite says how many distinct
+counts only informative instances. A claim whose search space is finite says how many distinct
 instances it has (``space``): a search that checked them all needs no more.
 A claim expected ``false`` carries ``known_counterexamples``: small instances (shrunk by an earlier search),
 kept as regression pins; a run replays them only when its own search finds no violation.

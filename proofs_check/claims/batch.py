@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ovk_ref import tolerances
 from ovk_ref.kernels import as_kernel
-from proofs_check import strategies
+from proofs_check import strategies, tolerances
 from proofs_check.claims import common
 from proofs_check.claims.base import Outcome, claim
 
@@ -83,7 +82,8 @@ def commuting_shortcut(instance) -> np.ndarray:
     return np.column_stack(columns) @ V.T
 
 
-@claim("batch.separable_shortcut", statement="for a separable kernel k B, C = U [(U^T Y V) / (s beta^T + t lam)] V^T (two eigendecompositions) is the solution of (G + t lam I) c = vec(Y)",
+@claim("batch.separable_shortcut", statement="for a separable kernel k B, C = U [(U^T Y V) / (s beta^T + t lam)] V^T (two eigendecompositions) "
+                 "is the solution of (G + t lam I) c = vec(Y)",
        reference="spec 7.2, C25", hypotheses="K = k B, lam > 0", expected="holds",
        instances=strategies.batch_instances("separable"), uses=("batch_ridge",),
        informative="two examples or more and a non-zero solution; the shortcut from k and B, written out in the claim")
@@ -91,7 +91,8 @@ def separable(instance, impl, precision=None):
     return _compare(instance, impl, separable_shortcut(instance))
 
 
-@claim("batch.commuting_shortcut", statement="for mu <x,x'> 11^T + (1-mu) <x,x'>^2 I, two t x t systems in the basis (1/sqrt(d), ...) give the solution of (G + t lam I) c = vec(Y)",
+@claim("batch.commuting_shortcut", statement="for mu <x,x'> 11^T + (1-mu) <x,x'>^2 I, two t x t systems in the basis (1/sqrt(d), ...) give "
+                 "the solution of (G + t lam I) c = vec(Y)",
        reference="spec 7.3, C25", hypotheses="the paper's non-separable kernel, mu in [0, 1], lam > 0", expected="holds",
        instances=strategies.batch_instances("linear_quadratic"), uses=("batch_ridge",),
        informative="two examples or more and a non-zero solution; the two systems from L = X X^T and mu, written out in the claim")

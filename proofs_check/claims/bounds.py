@@ -12,9 +12,9 @@ import sympy as sp
 from hypothesis import strategies as st
 
 import ovk_ref
-from ovk_ref import arithmetic, tolerances
+from ovk_ref import arithmetic
 from ovk_ref.arithmetic import Arithmetic
-from proofs_check import comparators, constants, strategies
+from proofs_check import comparators, constants, strategies, tolerances
 from proofs_check.claims import common
 from proofs_check.claims.base import Outcome, claim
 from proofs_check.claims.common import U, constant
@@ -68,7 +68,9 @@ def _batch_norms(instance, precision=None):
        reference="Prop. 2(iv); spec C14, E18", hypotheses="Hyp. 1, 3 (squared loss, ||y_t|| <= C_y, lam > 2 kappa^2)",
        expected="false", instances=strategies.onorma_instances("hyp3", lam_boundary=False, extreme=True),
        informative="f_n != 0",
-       known_counterexamples=[{"kernel": {"type": "sum", "terms": [{"weight": 10.0, "kernel": {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}}]}, "p": 1, "d": 1, "loss": "squared", "C": None, "C_y": 1.0, "truncation": None,
+       known_counterexamples=[{"kernel": {"type": "sum", "terms": [{"weight": 10.0, "kernel": {
+                                   "type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}}]},
+                               "p": 1, "d": 1, "loss": "squared", "C": None, "C_y": 1.0, "truncation": None,
                                "X": [[0.0]], "Y": [[1.0]], "lam": 100.0, "eta": 0.005, "kappa2": 10.0}],
        notes="the proof's (lam/2)||f||^2 <= C_y^2/2 gives ||f|| <= C_y/sqrt(lam), not 2 C_y/lam; one point with "
              "K = kappa^2 I gives ||f|| = kappa C_y/(kappa^2 + lam) > 2 C_y/lam once kappa > 2 and lam > 2 kappa^2/(kappa-2)")
@@ -217,7 +219,8 @@ def _first_update_moves(instance) -> bool:
     return common.resolved(float(u @ common.kernel(instance)(X[0], X[0]) @ u), order=2)
 
 
-@claim("thm1.per_round", statement="R_t(f_t) - R_t(0) <= (||f_{t-1}||^2 - ||f_t||^2)/(2 eta_t) - (lam/2)||f_{t-1}||^2 + 2 L^2 eta_t + 2 lam L^2 eta_t^2 every round",
+@claim("thm1.per_round", statement="R_t(f_t) - R_t(0) <= (||f_{t-1}||^2 - ||f_t||^2)/(2 eta_t) - (lam/2)||f_{t-1}||^2 "
+                                    "+ 2 L^2 eta_t + 2 lam L^2 eta_t^2 every round",
        reference="Thm. 1 post-update proof, per-round inequality with g = 0; spec C19, 11(v)",
        hypotheses="Hyp. 1-2 (L = kappa C = lam U), any kernel, no truncation", expected="holds",
        instances=strategies.onorma_instances("hyp2", min_n=2).filter(_first_update_moves), uses=("onorma",),
@@ -300,7 +303,8 @@ def theorem1_descent(instance, impl, precision=None):
        reference="Thm. 1, Hyp. 3(iii); spec C22, E19", hypotheses="Hyp. 1, 3(i)-(ii) only: lam < 2 kappa^2 (breaks Hyp. 3(iii))",
        expected="false", instances=strategies.onorma_instances("hyp3_without_lam", max_n=8), uses=("onorma",),
        informative=THEOREM_INFORMATIVE,
-       known_counterexamples=[{"kernel": {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}, "p": 1, "d": 1, "loss": "squared", "C": None, "C_y": 1.0, "truncation": None, "X": [[0.0]] * 4,
+       known_counterexamples=[{"kernel": {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}, "p": 1, "d": 1,
+                               "loss": "squared", "C": None, "C_y": 1.0, "truncation": None, "X": [[0.0]] * 4,
                                "Y": [[1.0], [0.0], [0.0], [0.0]], "lam": 0.1, "eta": 5.0, "kappa2": 1.0}],
        notes="C22 decided: the hypothesis (or some bound on eta kappa^2) is needed, not only the proof; with "
              "eta_1 kappa^2 > 2 the squared-loss iterates oscillate with growing amplitude")
@@ -410,7 +414,8 @@ def _eta_star_instances(draw):
             "U": draw(strategies.log_uniform(1e-3, 1e3)), "factor": draw(strategies.log_uniform(1e-2, 1e2))}
 
 
-@claim("bound.eta_star", statement="eta* = sqrt(2 + 1/(2 sqrt n))/(2 lam) minimises a/sqrt(n) + b/n, with eta* lam < 1 and value 2 sqrt2 lam U^2 sqrt(4 sqrt n + 1)/n^(3/4)",
+@claim("bound.eta_star", statement="eta* = sqrt(2 + 1/(2 sqrt n))/(2 lam) minimises a/sqrt(n) + b/n, with eta* lam < 1 "
+                                    "and value 2 sqrt2 lam U^2 sqrt(4 sqrt n + 1)/n^(3/4)",
        reference="spec 10", hypotheses="n >= 1, lam > 0, U > 0; compared with eta = factor * eta*", expected="holds",
        instances=_eta_star_instances(), informative="every instance")
 def eta_star(instance, impl=None, precision=None):

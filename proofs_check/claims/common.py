@@ -2,7 +2,7 @@
 
 ``impl`` is any object with ovk_ref's ``onorma``/``monorma``/``batch_ridge`` signatures (ovk_ref itself, a
 mutant of proofs_check.mutants, a faster engine). ``precision`` (decimal digits, or None) is passed on to
-the implementation, so that a near-zero margin can be recomputed at high precision (issue 3, item 4);
+the implementation, so that a near-zero margin can be recomputed at high precision;
 results then stay mpmath numbers (object arrays), and the checks compute their margins with the same
 generic operations (``rows_norm``, ``step_sizes(..., precision)``), so that a tie stays a tie.
 """
@@ -15,10 +15,10 @@ import mpmath
 import numpy as np
 
 import ovk_ref
-from ovk_ref import arithmetic, tolerances
+from ovk_ref import arithmetic, closeness
 from ovk_ref.arithmetic import Arithmetic
 from ovk_ref.kernels import as_kernel
-from proofs_check import constants
+from proofs_check import constants, tolerances
 from proofs_check.claims.base import SETTLED_ROUND, Outcome
 
 
@@ -153,16 +153,17 @@ def resolved(values, order: int = 1) -> bool:
 
 
 def close(observed, expected, magnitude: float = 0.0, **quantities) -> Outcome:
-    """Two computations of the same array, compared with IDENTITY_RTOL (margin relative to the allowed error).
+    """Two computations of the same array, compared with ``tolerances.IDENTITY`` (``ovk_ref.closeness``; margin
+    relative to the allowed error).
 
     ``magnitude``: the size of the terms the arrays are sums of, when it exceeds the arrays themselves (terms that
     cancel): two float64 sums of the same terms differ by round-off relative to the terms, not to the sum."""
     observed, expected = np.asarray(observed, dtype=float), np.asarray(expected, dtype=float)
-    error = float(np.max(np.abs(observed - expected))) if observed.size else 0.0
-    if not np.all(np.isfinite(observed)):
+    error = float(np.max(closeness.errors(observed, expected))) if observed.size else 0.0
+    if not np.all(np.isfinite(observed)):   # a non-finite observation is a violation, whatever the other side
         error = float("inf")
     size = max(float(np.max(np.abs(expected), initial=0.0)), magnitude)
-    allowed = tolerances.IDENTITY_RTOL * size + tolerances.IDENTITY_ATOL
+    allowed = float(tolerances.IDENTITY.allowed(size))
     return Outcome(margin=allowed - error, scale=allowed, quantities={"max_error": error, **quantities}, observed=error,
                    bound=allowed)
 

@@ -1,4 +1,4 @@
-"""The spec's formulas written out, for claims that need an independent comparator (issue 10, item 3).
+"""The spec's formulas written out, for claims that need an independent comparator.
 
 A structural claim that compared two paths through ``ovk_ref`` could not see a fault in what both share (the
 step size, the shrink, the new coefficient of ``OnlineLearner``). These functions share nothing with

@@ -9,9 +9,8 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 import ovk_ref
-from ovk_ref import tolerances
 from ovk_ref.arithmetic import Arithmetic, sqrt
-from proofs_check import closed_forms, constants, strategies
+from proofs_check import closed_forms, constants, strategies, tolerances
 from proofs_check.claims.base import Outcome, claim
 from proofs_check.claims.common import kernel, resolved, top_eigenvalue
 

@@ -14,8 +14,7 @@ from hypothesis import strategies as st
 
 import ovk_ref
 from ovk_ref.arithmetic import Arithmetic
-from ovk_ref import tolerances
-from proofs_check import closed_forms, strategies
+from proofs_check import closed_forms, strategies, tolerances
 from proofs_check.claims.base import Outcome, claim
 from proofs_check.claims.common import resolved
 

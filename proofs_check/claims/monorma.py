@@ -1,7 +1,7 @@
 """Claims on Algorithm 2, MONORMA (spec 6, C15-C17, C24, E20, E22): run through ``impl.monorma``.
 
 The identities (gamma, the log-linear form, one kernel, copies) compare the run with quantities computed here from
-the spec's formulas (``claims.explicit``), never with another path through ``ovk_ref`` (issue 10, item 3).
+the spec's formulas (``claims.explicit``), never with another path through ``ovk_ref``.
 """
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import ovk_ref
-from ovk_ref import tolerances
-from proofs_check import strategies
+from proofs_check import strategies, tolerances
 from proofs_check.claims import common, explicit
 from proofs_check.claims.base import Outcome, claim
 from proofs_check.claims.common import close, discrete
@@ -109,7 +108,8 @@ def delta_normalised(instance, impl, precision=None):
 
 
 @claim("monorma.delta_log_linear", statement="delta^j_t is proportional to (delta^j_0)^(q^t) prod_s (gamma^j_s)^(q^(t-s)/(r+1)), q = 2/(r+1)",
-       reference="spec 6.3 (closed form over time), C16", hypotheses="while every gamma^j_s > 0 (resolved: above GAMMA_CANCELLATION of the size of its terms)", expected="holds",
+       reference="spec 6.3 (closed form over time), C16",
+       hypotheses="while every gamma^j_s > 0 (resolved: above GAMMA_CANCELLATION of the size of its terms)", expected="holds",
        instances=strategies.monorma_instances(min_n=2, min_m=2, among=LEARNING_LOSSES),
        uses=("monorma",),
        informative="m >= 2, two rounds or more with every gamma^j_s resolved and delta_1 not uniform; gamma^j_s is the "

@@ -1,4 +1,4 @@
-"""MONORMA's guarantees (issue 11): the bounds the paper leaves open, stated and decided (spec 6; paper, conclusion).
+"""MONORMA's guarantees: the bounds the paper leaves open, stated and decided (spec 6; paper, conclusion).
 
 The paper proves bounds for ONORMA only and lists "deriving cumulative error bound for MONORMA" as future work.
 The natural candidates, in the notation of spec 6 (``g^j_t``, ``f_t = sum_j delta^j_t g^j_t``, ``gamma^j_t``,
@@ -22,7 +22,7 @@ The natural candidates, in the notation of spec 6 (``g^j_t``, ``f_t = sum_j delt
 6. the cost per round is ``complexity.monorma``.
 
 The losses of ONORMA and the RKHS norms are computed here from the spec's formulas (``claims.explicit``), never
-through ``ovk_ref`` (issue 10, item 3); the comparators ``min R_reg`` are the certified ones of
+through ``ovk_ref``; the comparators ``min R_reg`` are the certified ones of
 ``proofs_check.comparators``.
 """
 from __future__ import annotations
@@ -33,14 +33,13 @@ import numpy as np
 from hypothesis import strategies as st
 
 import ovk_ref
-from ovk_ref import arithmetic, tolerances
+from ovk_ref import arithmetic
 from ovk_ref.arithmetic import Arithmetic
-from proofs_check import comparators, constants, strategies
+from proofs_check import comparators, constants, strategies, tolerances
 from proofs_check.claims import common, explicit
 from proofs_check.claims.base import Outcome, claim
 from proofs_check.claims.common import discrete
 from proofs_check.claims.monorma import _explicit_gammas, run_monorma
-from proofs_check.proofs import monorma_bounds
 
 
 def online_losses(instance, predictions) -> list:
@@ -128,7 +127,7 @@ CUMULATIVE_INFORMATIVE = ("MONORMA's average online loss exceeds min R_reg of th
 
 @claim("monorma.best_kernel",
        statement="(1/n) sum_t l(f_{t-1}(x_t), y_t) <= min_j min_{||g||_{H^j}} R_reg(g, n) + a/sqrt(n) + b/n (Theorem 1's a, b with U = C kappa_max / lam)",
-       reference="issue 11, statement 1; Thm. 1 for MONORMA; paper, conclusion (future work)",
+       reference="docs/monorma-guarantees.md, statement 1; Thm. 1 for MONORMA; paper, conclusion (future work)",
        hypotheses="Hyp. 1-2 (Lipschitz loss), feature kernels (certified comparator), any r", expected="false",
        instances=strategies.lockout_instances(), uses=("monorma",), informative=CUMULATIVE_INFORMATIVE,
        known_counterexamples=[LOCKOUT_128],
@@ -141,7 +140,7 @@ def best_kernel(instance, impl, precision=None):
 
 @claim("monorma.best_combination",
        statement="(1/n) sum_t l(f_{t-1}(x_t), y_t) <= min_{sum delta_j^r <= 1} [min_g R_reg^{K_delta}(g, n) + a/sqrt(n) + b/n] (U = C kappa_delta / lam)",
-       reference="issue 11, statement 2; Thm. 1 for ONORMA with K_delta (spec 6.4)",
+       reference="docs/monorma-guarantees.md, statement 2; Thm. 1 for ONORMA with K_delta (spec 6.4)",
        hypotheses="Hyp. 1-2 (Lipschitz loss), feature kernels, any r", expected="false",
        instances=strategies.lockout_instances(), uses=("monorma",), informative=CUMULATIVE_INFORMATIVE,
        known_counterexamples=[LOCKOUT_128],
@@ -195,7 +194,7 @@ COMPARISON_INFORMATIVE = "two rounds or more and cumulative losses that differ b
 
 
 @claim("monorma.beats_best_onorma", statement="sum_t l(f_{t-1}(x_t), y_t) of MONORMA <= that of ONORMA with the best of its kernels",
-       reference="issue 11, statement 3; paper, experiments ('MONORMA performs better than ONORMA')",
+       reference="docs/monorma-guarantees.md, statement 3; paper, experiments ('MONORMA performs better than ONORMA')",
        hypotheses="any kernels, any loss, r in {1/2, 1, 2}", expected="false", instances=_comparison_instances(),
        uses=("monorma",), informative=COMPARISON_INFORMATIVE, known_counterexamples=[TWO_COPIES],
        notes="ONORMA is Algorithm 1 written out in the claim (claims.explicit)")
@@ -204,7 +203,7 @@ def beats_best_onorma(instance, impl, precision=None):
 
 
 @claim("monorma.beats_worst_onorma", statement="sum_t l(f_{t-1}(x_t), y_t) of MONORMA <= that of ONORMA with the worst of its kernels",
-       reference="issue 11, statement 3 (weak form)", hypotheses="any kernels, any loss, r in {1/2, 1, 2}", expected="false",
+       reference="docs/monorma-guarantees.md, statement 3 (weak form)", hypotheses="any kernels, any loss, r in {1/2, 1, 2}", expected="false",
        instances=_comparison_instances(), uses=("monorma",), informative=COMPARISON_INFORMATIVE,
        known_counterexamples=[TWO_COPIES],
        notes="m copies of K with r != 1: MONORMA is ONORMA with m^(1-1/r) K (spec 6.4), a different step size")
@@ -252,10 +251,10 @@ def _norm_outcome(instance, impl, precision, factor2, gradient_bound: float, *, 
         norm = math.sqrt(max(step["norm2"], 0.0))
         resolved.append(norm)
         checks = [("||f_t||_{H_delta_t} <= bound", norm, bound)]
-        if steps_checked:   # the proof's steps (u), (b) and (c), each a checked inequality (proofs.monorma_bounds)
+        if steps_checked:   # the proof's steps (u), (b) and (c), each a checked inequality (``norm_step_values``)
             # (c) is an equality for m copies (delta_j = m^(-1/r)): compared at the run's precision
             checks += [(label, observed, allowed) for name, label, observed, allowed
-                       in monorma_bounds.norm_step_values(step, C, lam, kappas, factor2) if name != "combination"]
+                       in norm_step_values(step, C, lam, kappas, factor2) if name != "combination"]
         margins.append(math.inf)
         for name, observed, allowed in checks:
             margin = float(allowed - observed)
@@ -294,7 +293,7 @@ def _norm_instances():
 
 
 @claim("monorma.norm_prop1", statement="||f_t||_{H_{delta_t}} <= C kappa_max / lam for every t (Prop. 1(ii) with kappa_max)",
-       reference="issue 11, statement 4; Prop. 1(ii) for MONORMA; spec C9, 6.4", hypotheses="Hyp. 1-2, any r > 0",
+       reference="docs/monorma-guarantees.md, statement 4; Prop. 1(ii) for MONORMA; spec C9, 6.4", hypotheses="Hyp. 1-2, any r > 0",
        expected="false", instances=_norm_instances(), uses=("monorma",), known_counterexamples=[NORM_COPIES],
        informative=NORM_BOUND_INFORMATIVE,
        notes="m copies with r > 1: f_t = m^(1-1/r) g_t, ||f_t||^2_{H_delta} = m^(1-1/r) ||g_t||^2, and ||g_1|| = eta_1 C kappa "
@@ -305,7 +304,7 @@ def norm_prop1(instance, impl, precision=None):
 
 @claim("monorma.norm_prop1_factor",
        statement="||f_t||_{H_{delta_t}} <= m^((1-1/r)_+/2) C kappa_max / lam for every t, with each step of its proof",
-       reference="issue 11, statement 4 (corrected); docs/monorma-guarantees.md", hypotheses="Hyp. 1-2, any r > 0",
+       reference="docs/monorma-guarantees.md, statement 4 (corrected); docs/monorma-guarantees.md", hypotheses="Hyp. 1-2, any r > 0",
        expected="holds", instances=_norm_instances(), uses=("monorma",),
        informative="m >= 2 and f_t != 0; margin relative to each step's bound (docs/monorma-guarantees.md (a)-(c))")
 def norm_prop1_factor(instance, impl, precision=None):
@@ -345,7 +344,7 @@ def _squared_loss_instances(draw, *, proof_condition: bool = True):
 
 @claim("monorma.norm_prop2_factor",
        statement="squared loss, lam > 2 m^((1-1/r)_+) kappa_max^2: ||f_t||_{H_{delta_t}} <= m^((1-1/r)_+/2) 2 kappa_max C_y / lam for every t",
-       reference="issue 11, statement 4 (Prop. 2(i) analogue, with the condition on lam that makes it hold); docs/monorma-guarantees.md",
+       reference="docs/monorma-guarantees.md, statement 4 (Prop. 2(i) analogue, with the condition on lam that makes it hold); docs/monorma-guarantees.md",
        hypotheses="Hyp. 1, 3 with lam > 2 m^((1-1/r)_+) kappa_max^2, any r > 0", expected="holds",
        instances=_squared_loss_instances(), uses=("monorma",),
        informative="m >= 2 and f_t != 0; margin relative to each step's bound (||u_t|| = ||p_t - y_t|| <= 2 C_y, (b), (c))")
@@ -393,7 +392,7 @@ def _hyp3_instances():
 @claim("monorma.best_kernel_hyp3",
        statement="squared loss, lam > 2 kappa_max^2: (1/n) sum_t l(f_{t-1}(x_t), y_t) <= min_j min_{g in H^j} R_reg(g, n) + a/sqrt(n) + b/n "
                  "(Theorem 1's a, b with U = max(C_y / kappa_j, 2 C_y / lam))",
-       reference="issue 11, statement 1 under Hyp. 3; Thm. 1 and Prop. 2 for MONORMA",
+       reference="docs/monorma-guarantees.md, statement 1 under Hyp. 3; Thm. 1 and Prop. 2 for MONORMA",
        hypotheses="Hyp. 1, 3 (squared loss, ||y_t|| <= C_y, lam > 2 kappa_max^2), any r", expected="false",
        instances=_hyp3_instances(), uses=("monorma",), known_counterexamples=[AMPLIFYING_5], informative=CUMULATIVE_INFORMATIVE,
        notes="m copies with r > 1 make MONORMA ONORMA with S K, S = m^(1-1/r) (spec 6.4), and lam > 2 kappa_max^2 "
@@ -405,7 +404,7 @@ def best_kernel_hyp3(instance, impl, precision=None):
 
 @claim("monorma.norm_prop2",
        statement="squared loss, lam > 2 kappa_max^2: ||f_t||_{H_{delta_t}} <= 2 kappa_max C_y / lam for every t (Prop. 2(i) with kappa_max)",
-       reference="issue 11, statement 4; Prop. 2(i) for MONORMA; spec C12, 6.4",
+       reference="docs/monorma-guarantees.md, statement 4; Prop. 2(i) for MONORMA; spec C12, 6.4",
        hypotheses="Hyp. 1, 3 with lam in (2 kappa_max^2, 2 m^(1-1/r) kappa_max^2], r > 1", expected="false",
        instances=_amplifying_copies(), uses=("monorma",), known_counterexamples=[AMPLIFYING_2],
        informative=NORM_BOUND_INFORMATIVE,
@@ -416,7 +415,7 @@ def norm_prop2(instance, impl, precision=None):
 
 @claim("monorma.norm_prop2_factor_hyp3",
        statement="squared loss, lam > 2 kappa_max^2 only: ||f_t||_{H_{delta_t}} <= m^((1-1/r)/2) 2 kappa_max C_y / lam for every t",
-       reference="issue 11, statement 4 (monorma.norm_prop2_factor without the factor in the condition on lam)",
+       reference="docs/monorma-guarantees.md, statement 4 (monorma.norm_prop2_factor without the factor in the condition on lam)",
        hypotheses="Hyp. 1, 3 with lam in (2 kappa_max^2, 2 m^(1-1/r) kappa_max^2], r > 1", expected="false",
        instances=_amplifying_copies(), uses=("monorma",), known_counterexamples=[AMPLIFYING_2],
        informative=NORM_BOUND_INFORMATIVE,
@@ -429,7 +428,7 @@ def norm_prop2_factor_hyp3(instance, impl, precision=None):
 
 @claim("monorma.zero_weight_absorbing",
        statement="delta^j_t = 0 exactly when w_j = (delta^j_{t-1})^2 gamma^j_t = 0 (and some w_k > 0): a zero weight stays 0 for ever",
-       reference="issue 11, statement 5; Alg. 2 step 3; spec 6.3 ('absorbing zero'), E22", hypotheses="any kernels, r > 0",
+       reference="docs/monorma-guarantees.md, statement 5; Alg. 2 step 3; spec 6.3 ('absorbing zero'), E22", hypotheses="any kernels, r > 0",
        expected="holds", instances=strategies.lockout_instances(horizons=(3, 5, 8), rs=(0.3, 0.5, 1.0, 2.0, 5.0)), uses=("monorma",),
        informative="m >= 2 and a weight that is 0 before the last round (gamma^j_t from explicit Gram norms)")
 def zero_weight_absorbing(instance, impl, precision=None):
@@ -449,3 +448,19 @@ def zero_weight_absorbing(instance, impl, precision=None):
     outcome = discrete(mismatches)
     outcome.informative = m >= 2 and zero_before_last
     return outcome
+
+
+GRADIENT_LABEL = "||u_t|| <= G"
+WEIGHT_SUM_LABEL = "sum_j delta^j_t <= m^((1-1/r)_+)"
+
+
+def norm_step_values(step: dict, G, lam, kappas, factor2) -> list:
+    """The steps of the norm proof at one round, ``(name, label, observed, allowed)``, in the numbers of ``step`` (a
+    round of ``_norm_steps``: float64, or mpf for the weights at a recheck's precision)."""
+    values = [("gradient", GRADIENT_LABEL, step["gradient_norm"], G)]
+    values += [("kernel_norms", f"||g^{j}_t|| <= C kappa_j / lam", math.sqrt(max(g2, 0.0)), G * kappa / lam)
+               for j, (g2, kappa) in enumerate(zip(step["norms2"], kappas))]
+    values.append(("weight_sum", WEIGHT_SUM_LABEL, step["delta_sum"], factor2))
+    values.append(("combination", "||f_t||^2 <= S(delta_t) max_j ||g^j_t||^2", step["norm2"],
+                   float(step["delta_sum"]) * max(step["norms2"])))
+    return values

@@ -6,11 +6,9 @@ import numpy as np
 from hypothesis import strategies as st
 
 import ovk_ref
-from ovk_ref import tolerances
-from proofs_check import constants, strategies
+from proofs_check import constants, strategies, tolerances
 from proofs_check.claims import common
 from proofs_check.claims.base import Outcome, claim
-
 
 
 @claim("onorma.closed_form", statement="alpha_{i,t} = alpha_{i,i} prod_{k=i+1}^t (1 - eta_k lam) (no truncation)",
@@ -234,7 +232,8 @@ def prop2_i(instance, impl, precision=None):
        reference="Prop. 2(i), Hyp. 3(iii); spec C12", hypotheses="Hyp. 1, 3(i)-(ii) only: lam < 2 kappa^2 (breaks Hyp. 3(iii))",
        expected="false", instances=strategies.onorma_instances("hyp3_without_lam"), uses=("onorma",),
        informative="f_n != 0",
-       known_counterexamples=[{"kernel": {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}, "p": 1, "d": 1, "loss": "squared", "C": None, "C_y": 1.0, "truncation": None, "X": [[0.0]], "Y": [[1.0]],
+       known_counterexamples=[{"kernel": {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}, "p": 1, "d": 1,
+                               "loss": "squared", "C": None, "C_y": 1.0, "truncation": None, "X": [[0.0]], "Y": [[1.0]],
                                "lam": 0.1, "eta": 5.0, "kappa2": 1.0}],
        notes="shows that Hyp. 3(iii) is needed: without it the squared-loss iterates can grow without bound")
 def prop2_i_without_lam(instance, impl, precision=None):

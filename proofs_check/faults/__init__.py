@@ -3,7 +3,7 @@
 ``FAULTS`` maps a name to a ``Fault`` (name, layer, one-line reason, ``applied()`` context manager); ``LAYERS`` names
 the parts of the library they cover. ``ovk-check sensitivity`` runs every claim under every fault in its scope and
 prints the claims x faults matrix (``proofs_check.sensitivity``); the tests assert that each fault is caught
-(tests/claims/test_claims_faults.py), as scikit-learn runs each estimator check against an estimator broken on purpose.
+(tests/meta/test_claims_faults.py), as scikit-learn runs each estimator check against an estimator broken on purpose.
 ``proofs_check.mutants.MUTANTS`` holds the learner faults as implementation objects (nothing patched globally).
 """
 from proofs_check.faults.fault import LAYERS, Fault, Patch, recording

@@ -41,7 +41,7 @@ LAYERS = {
 }
 
 #: the packages whose modules may bind a patched function (a fault is planted in every one of them)
-PROJECT_PACKAGES = ("ovk_ref", "proofs_check", "ovk_fast", "ovk_experiments")
+PROJECT_PACKAGES = ("ovk_ref", "proofs_check", "ovk_fast", "ovk_experiments", "ovk_conform", "ovk_cli")
 
 
 def _forget_cached_values() -> None:

@@ -20,7 +20,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ovk_ref import tolerances
+from proofs_check import tolerances
 
 #: a step's relative margin within this of 0 is a tie (the step holds with equality up to round-off): the steps
 #: are float64 computations of the claim's own quantities, whose round-off stays far below it (the same reason as
@@ -143,6 +143,15 @@ class ChainResult:
                           for s in self.steps]}
 
 
+def _step_result(step, own: list) -> StepResult:
+    """A step's entry: its comparisons counted, the tightest one's margin, sides and round (nan first)."""
+    entry = StepResult(step.name, step.statement, step.symbolic, step.refuted, comparisons=len(own))
+    if own:
+        worst = min(own, key=lambda c: (c.margin if not math.isnan(c.margin) else -math.inf))
+        entry.margin, entry.observed, entry.bound, entry.round = worst.margin, worst.observed, worst.bound, worst.round
+    return entry
+
+
 def check(chain: Chain, instance, impl) -> ChainResult:
     """Every step of ``chain`` on ``instance``: its tightest comparison, the first failing step (earliest round,
     then chain order) and the tightest step."""
@@ -155,12 +164,8 @@ def check(chain: Chain, instance, impl) -> ChainResult:
     failing = []
     for step in chain.steps:
         own = [c for c in comparisons if c.step == step.name]
-        entry = StepResult(step.name, step.statement, step.symbolic, step.refuted, comparisons=len(own))
-        if own:
-            worst = min(own, key=lambda c: (c.margin if not math.isnan(c.margin) else -math.inf))
-            entry.margin, entry.observed, entry.bound, entry.round = worst.margin, worst.observed, worst.bound, worst.round
-            failing += [(c.round, order[step.name], c.margin) for c in own if c.margin < -TIE or math.isnan(c.margin)]
-        result.steps.append(entry)
+        result.steps.append(_step_result(step, own))
+        failing += [(c.round, order[step.name], c.margin) for c in own if c.margin < -TIE or math.isnan(c.margin)]
     if failing:
         round_, index, margin = min(failing, key=lambda failure: failure[:2])
         result.first_failing, result.first_failing_round, result.first_failing_margin = chain.steps[index].name, round_, margin

@@ -4,8 +4,8 @@
   ``norm_prop2_factor_hyp3``): Prop. 1(ii)/2(i)'s argument per kernel, (u) ``||u_t|| <= G``, (b) ``||g^j_t|| <= G
   kappa_j / lam``, (c) ``sum_j delta^j_t <= S`` and (a) ``||f_t||^2_{H_delta} = sum_j delta_j ||g^j_t||^2 <= S max_j
   ||g^j_t||^2``. ``S = m^((1-1/r)_+)`` for the factor claims; ``S = 1`` (weights summing to at most 1, as a convex
-  combination) is what the bounds without the factor take for granted. ``norm_step_values`` is the one definition of
-  these steps: the factor claims check them in their own margin (``steps_checked``), the chains report them.
+  combination) is what the bounds without the factor take for granted. ``claims.monorma_guarantees.norm_step_values`` is the one
+  definition of these steps: the factor claims check them in their own margin (``steps_checked``), the chains report them.
 * Theorem 1 against the best kernel or combination (``monorma.best_kernel``, ``best_combination``,
   ``best_kernel_hyp3``): from round 1 on MONORMA keeps the weights ``delta_n``, so it is ONORMA with ``K_{delta_n}``
   (spec 6.4); Theorem 1 for that kernel (under its hypotheses: Hyp. 3 for ``K_delta`` is ``lam > 2 kappa_delta^2``);
@@ -20,30 +20,13 @@ import numpy as np
 import ovk_ref
 from proofs_check import comparators, constants
 from proofs_check.claims import common, explicit
+from proofs_check.claims.monorma_guarantees import _norm_steps, combined_kernel, norm_factor2, norm_step_values
 from proofs_check.proofs.chain import Chain, Step, identity, inequality
-
-GRADIENT_LABEL = "||u_t|| <= G"
-WEIGHT_SUM_LABEL = "sum_j delta^j_t <= m^((1-1/r)_+)"
-
-
-def norm_step_values(step: dict, G, lam, kappas, factor2) -> list:
-    """The steps of the norm proof at one round, ``(name, label, observed, allowed)``, in the numbers of ``step`` (a
-    round of ``claims.monorma_guarantees._norm_steps``: float64, or mpf for the weights at a recheck's precision)."""
-    values = [("gradient", GRADIENT_LABEL, step["gradient_norm"], G)]
-    values += [("kernel_norms", f"||g^{j}_t|| <= C kappa_j / lam", math.sqrt(max(g2, 0.0)), G * kappa / lam)
-               for j, (g2, kappa) in enumerate(zip(step["norms2"], kappas))]
-    values.append(("weight_sum", WEIGHT_SUM_LABEL, step["delta_sum"], factor2))
-    values.append(("combination", "||f_t||^2 <= S(delta_t) max_j ||g^j_t||^2", step["norm2"],
-                   float(step["delta_sum"]) * max(step["norms2"])))
-    return values
 
 
 def _norm_chain(gradient_bound, factor):
     """``gradient_bound(instance)``: C (Hyp. 2) or 2 C_y (Hyp. 3); ``factor(instance)``: S."""
     def evaluate(instance, impl):
-        from proofs_check.claims.monorma_guarantees import (
-            _norm_steps,  # the claims' own quantities
-        )
         G, lam = gradient_bound(instance), instance["lam"]
         kappas = [math.sqrt(k2) for k2 in instance["kappa2"]]
         S = float(factor(instance))
@@ -58,7 +41,6 @@ def _norm_chain(gradient_bound, factor):
 
 
 def _factor2(instance):
-    from proofs_check.claims.monorma_guarantees import norm_factor2
     return norm_factor2(len(instance["kernels"]), instance["r"])
 
 
@@ -99,7 +81,6 @@ NORM_CHAINS = [
 
 def _combined(instance, delta):
     """``K_delta = sum_j delta_j K^j``: the stacked feature kernel (feature kernels, any loss), else a weighted sum."""
-    from proofs_check.claims.monorma_guarantees import combined_kernel
     if all(ovk_ref.as_kernel(kernel).__class__ is ovk_ref.Feature for kernel in instance["kernels"]):
         return combined_kernel(instance, delta)
     terms = [{"weight": float(weight), "kernel": kernel} for weight, kernel in zip(delta, instance["kernels"]) if weight > 0]

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from proofs_check import CLAIMS, cli
+from ovk_cli import cli
+from proofs_check import CLAIMS
 from proofs_check.adversary import BOUND_CLAIMS, Layout, search
 from proofs_check.faults import FAULTS
 from proofs_check.runner import sample

@@ -5,8 +5,7 @@ import math
 
 import pytest
 
-from ovk_ref import tolerances
-from proofs_check import CLAIMS
+from proofs_check import CLAIMS, tolerances
 from proofs_check.runner import evaluate
 
 GAUSSIAN = {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}

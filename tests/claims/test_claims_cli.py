@@ -1,8 +1,8 @@
 """``ovk-check claims`` and ``ovk-check verify``: output and exit codes (0 as expected, 1 differs, 2 usage)."""
 import json
 
+from ovk_cli.cli import main
 from proofs_check import CLAIMS
-from proofs_check.cli import main
 from proofs_check.runner import INFORMATIVE_FLOOR
 
 

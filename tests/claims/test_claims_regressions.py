@@ -7,8 +7,7 @@ import pytest
 from hypothesis import Phase, example, given, settings
 
 import ovk_ref
-from proofs_check import CLAIMS
-from ovk_ref import tolerances
+from proofs_check import CLAIMS, tolerances
 from proofs_check.runner import evaluate
 
 REPLAY = settings(phases=[Phase.explicit], database=None, deadline=None)

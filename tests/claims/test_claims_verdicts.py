@@ -1,11 +1,12 @@
 """Every claim of the registry, searched under the current Hypothesis profile (ci in CI): the verdict must be
-the expected one (issue 3). False claims stop at their first counterexample here (no shrinking: the shrunk
+the expected one. False claims stop at their first counterexample here (no shrinking: the shrunk
 counterexamples are pinned in test_claims_regressions.py)."""
 import json
 import math
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from proofs_check import CLAIMS, run_claim
 from proofs_check.claims.base import EXPECTED_VERDICTS, Claim
@@ -16,7 +17,7 @@ from proofs_check.runner import informative_floor, steering
 @pytest.mark.parametrize("claim_id", list(CLAIMS))
 def test_claim_verdict_is_the_expected_one(claim_id):
     """A false verdict must come from this run's own search, never from a stored counterexample; a holds/open
-    verdict must rest on at least the floor of informative instances (issue 10, items 1 and 4)."""
+    verdict must rest on at least the floor of informative instances."""
     claim = CLAIMS[claim_id]
     verdict = run_claim(claim_id, default_profile(), shrink=False, seed=0)   # seed 0: a random profile is not flaky
     assert verdict.verdict == claim.expected, (
@@ -63,6 +64,7 @@ def test_thorough_searches_by_generation_and_the_short_profiles_steer():
     """``profiles.STEERED``: Hypothesis' interleaved target passes (budgets >= 1000) overran the choice sequence by the
     ten thousand in thorough; ci and dev keep their single pass towards small margins."""
     from hypothesis import Phase
+
     from proofs_check.runner import _settings
     assert Phase.target not in _settings("thorough", shrink=True).phases
     assert Phase.target in _settings("ci", shrink=True).phases and Phase.target in _settings("dev", shrink=False).phases
@@ -70,7 +72,7 @@ def test_thorough_searches_by_generation_and_the_short_profiles_steer():
 
 def test_the_floor_is_a_count_of_informative_instances():
     """A holds verdict on ``floor`` informative instances meets the floor however many were drawn (the strategy's
-    share is tested once, tests/claims/test_strategy_quality.py); one fewer does not."""
+    share is tested once, tests/meta/test_strategy_quality.py); one fewer does not."""
     from proofs_check.runner import Verdict
     assert Verdict("c", "holds", "holds", instances=60, informative=20, floor=20).meets_floor
     assert not Verdict("c", "holds", "holds", instances=20, informative=19, floor=20).meets_floor

@@ -1,4 +1,4 @@
-"""MONORMA's guarantees (issue 11): each false statement pinned by its shrunk counterexample, checked against
+"""MONORMA's guarantees: each false statement pinned by its shrunk counterexample, checked against
 values derived by hand (below, from the spec's formulas), and replayed at 50 digits."""
 import math
 

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 
 import ovk_ref
 from ovk_ref import tolerances
+from ovk_ref.closeness import assert_close
 from proofs_check import constants, strategies
 from proofs_check.claims import common
 
@@ -44,8 +45,8 @@ def _compare(instance):
     predictions, norms = literal_warm_run(instance, bound)
     reduced = np.array([float(warm.norm(kernel, t)) for t in range(1, len(norms) + 1)])
     scale = max(bound, float(np.max(np.abs(predictions))), 1.0)
-    np.testing.assert_allclose(warm.predictions(), predictions, rtol=0, atol=1e3 * tolerances.IDENTITY_RTOL * scale)
-    np.testing.assert_allclose(reduced, norms, rtol=0, atol=1e3 * tolerances.IDENTITY_RTOL * scale)
+    assert_close(warm.predictions(), predictions, tolerances.IDENTITY_OF_SCALE, scale=1e3 * scale, what="predictions")
+    assert_close(reduced, norms, tolerances.IDENTITY_OF_SCALE, scale=1e3 * scale, what="norms")
 
 
 @pytest.mark.parametrize("regime", ["hyp2", "hyp3"])

@@ -1,4 +1,4 @@
-"""A CLI that behaves (issue 13, item 5): --version, ``--json -`` to standard output, output paths checked
+"""A CLI that behaves: --version, ``--json -`` to standard output, output paths checked
 before the work (exit 2), no traceback on a closed pipe, Hypothesis' storage out of the current directory,
 the notebooks found in an installed package and run without kernel warnings."""
 import json
@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 import ovk_ref
-from proofs_check import cli, profiles
-from proofs_check.commands import notebooks, verify
+from ovk_cli import cli
+from ovk_cli.commands import notebooks, verify
+from proofs_check import profiles
 
 ROOT = Path(__file__).resolve().parents[2]
-OVK_CHECK = [sys.executable, "-m", "proofs_check"]
+OVK_CHECK = [sys.executable, "-m", "ovk_cli"]
 
 
 def test_version(capsys):
@@ -60,7 +61,7 @@ def never_called(*args, **kwargs):
 def test_output_paths_are_checked_before_the_work(argv, message, tmp_path, capsys, monkeypatch):
     (tmp_path / "file").write_text("keep me")
     monkeypatch.setattr(verify, "map_ordered", never_called)
-    monkeypatch.setattr("proofs_check.commands.conform.run", never_called)
+    monkeypatch.setattr("ovk_cli.commands.conform.prepare", never_called)
     monkeypatch.setattr(notebooks, "notebook_paths", never_called)
     monkeypatch.setattr("ovk_experiments.reproduce.reproduce", never_called)
     argv = [part.format(missing=tmp_path / "missing", folder=tmp_path, file=tmp_path / "file") for part in argv]
@@ -105,7 +106,7 @@ def test_hypothesis_home_follows_the_platform_cache_folder(monkeypatch, tmp_path
 
 
 def test_the_notebooks_ship_with_the_package():
-    """proofs_check/walkthroughs (package data) holds the checkout's notebooks; it is the default source."""
+    """ovk_cli/walkthroughs (package data) holds the checkout's notebooks; it is the default source."""
     packaged = sorted(path.name for path in notebooks.notebook_paths(notebooks.PACKAGED_SOURCE))
     checkout = sorted(path.name for path in (ROOT / "notebooks").glob(notebooks.PATTERN))
     assert packaged == checkout and len(packaged) == 6
@@ -120,7 +121,7 @@ def test_the_wheel_contains_the_notebooks(tmp_path):
     (wheel,) = tmp_path.glob("ovk-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     for path in sorted((ROOT / "notebooks").glob("*.py")):
-        assert f"proofs_check/walkthroughs/{path.name}" in names
+        assert f"ovk_cli/walkthroughs/{path.name}" in names
 
 
 def test_notebooks_run_without_kernel_warnings(tmp_path, capfd):

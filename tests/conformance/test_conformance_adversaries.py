@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from proofs_check import cli
-from proofs_check.conformance import run
-from proofs_check.conformance.hosts import WorkerHost
-from proofs_check.conformance.regimes import stored_rounds
-from proofs_check.conformance.vectors import load_cases
+from ovk_cli import cli
+from ovk_conform import run
+from ovk_conform.hosts import WorkerHost
+from ovk_conform.manifest import load_cases
+from ovk_conform.regimes import stored_rounds
 
 ADVERSARIES = Path(__file__).parent / "adversaries"
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,7 +96,7 @@ def test_a_patch_of_the_workers_loop_turns_no_failure_into_a_skip(adversaries, t
 def _sandbox(tmp_path) -> Path:
     """A copy of the oracle's packages that the adversary may rewrite (it writes nowhere else)."""
     sandbox = tmp_path / "sandbox"
-    for package in ("ovk_ref", "proofs_check", "ovk_fast"):
+    for package in ("ovk_ref", "proofs_check", "ovk_fast", "ovk_conform", "ovk_cli"):
         shutil.copytree(ROOT / package, sandbox / package, symlinks=True,
                         ignore=shutil.ignore_patterns("__pycache__", "walkthroughs"))
     return sandbox
@@ -110,21 +110,21 @@ def test_an_implementation_rewriting_the_reference_on_disk_fails_the_run(tmp_pat
     sandbox = _sandbox(tmp_path)
     report_path = tmp_path / "report.json"
     environment = dict(os.environ, PYTHONPATH=f"{sandbox}{os.pathsep}{ADVERSARIES}", OVK_ADVERSARY_SANDBOX=str(sandbox))
-    done = subprocess.run([sys.executable, "-m", "proofs_check.cli", "conform", "rewrites_the_reference", *declared,
+    done = subprocess.run([sys.executable, "-m", "ovk_cli.cli", "conform", "rewrites_the_reference", *declared,
                            "--level", "quick", "--seed", "2", "--json", str(report_path), "--shrunk-dir", str(tmp_path)],
                           cwd=sandbox, env=environment, capture_output=True, text=True, timeout=300)
     report = json.loads(report_path.read_text())
-    assert "reference_fields(*args" in (sandbox / "proofs_check/conformance/reference.py").read_text()   # it did
+    assert "reference_fields(*args" in (sandbox / "ovk_conform/reference.py").read_text()   # it did
     assert done.returncode == 1 and not report["passed"] and "Traceback" not in done.stderr
     assert report["seal"]["failure"] == (f"the oracle's files changed {when}: changed "
-                                         "proofs_check/conformance/reference.py")
+                                         "ovk_conform/reference.py")
     assert f"the oracle's files changed {when}" in done.stdout
     if declared:     # the expected values were fixed before its code ran: its zeros fail every fresh case
         assert all(case["status"] == "fail" for case in report["cases"] if case["regime"] == "fresh")
 
 
 def _regime_cases(algorithm, regime, seed=1, segments=4):
-    from proofs_check.conformance import checkpoints
+    from ovk_conform import checkpoints
     return [checkpoints.with_drawn_rows(case, seed, segments) for case in load_cases((algorithm,), (regime,), basic=False)]
 
 
@@ -169,7 +169,7 @@ def test_an_engine_hanging_on_one_algorithm_is_reported_with_a_json_report_withi
     import time
     report_path = tmp_path / "report.json"
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "proofs_check.cli", "conform", "hangs_on_monorma", "--level", "standard",
+    done = subprocess.run([sys.executable, "-m", "ovk_cli.cli", "conform", "hangs_on_monorma", "--level", "standard",
                            "--seed", "1", "--fuzz", "4", "--json", str(report_path), "--shrunk-dir", str(tmp_path)],
                           env=dict(os.environ, PYTHONPATH=str(ADVERSARIES)), capture_output=True, text=True,
                           timeout=300)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from proofs_check import cli
+from ovk_cli import cli, errors
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,7 +61,7 @@ def hanging(tmp_path):
 
 
 def _start(command, pids, folder, *arguments, launcher=(), **environment):
-    return subprocess.Popen([*launcher, sys.executable, "-m", "proofs_check.cli", "conform", "--command", command,
+    return subprocess.Popen([*launcher, sys.executable, "-m", "ovk_cli.cli", "conform", "--command", command,
                              "--level", "quick", "--seed", "1", *arguments], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, PIDS=str(pids), TMPDIR=str(folder), **environment))
@@ -110,9 +110,9 @@ def test_timeout_around_conform_ends_the_command_and_its_process_group(hanging):
     _nothing_left(pids, folder)
 
 
-def test_an_exception_in_the_oracle_ends_the_command_and_its_process_group(hanging, monkeypatch):
+def test_an_exception_in_the_oracle_ends_the_command_and_its_process_group(hanging, monkeypatch, capsys):
     command, pids, folder = hanging
-    from proofs_check.conformance import runner
+    from ovk_conform import runner
 
     def broken(case, result, precision="float64"):
         _wait_for(pids)          # the hanging case has started on the other worker
@@ -121,8 +121,11 @@ def test_an_exception_in_the_oracle_ends_the_command_and_its_process_group(hangi
     monkeypatch.setattr(tempfile, "tempdir", str(folder))
     monkeypatch.setenv("PIDS", str(pids))
     monkeypatch.setenv("HANG_ON", "gaussian-d3-squared")
-    with pytest.raises(RuntimeError, match="a bug in the oracle"):
-        cli.main(["conform", "--command", command, "--level", "quick", "--fuzz", "0", "--workers", "2"])
+    code = cli.main(["conform", "--command", command, "--level", "quick", "--fuzz", "0", "--workers", "2"])
+    said = capsys.readouterr().err.splitlines()[-1]
+    assert code == errors.INTERNAL and said.startswith("ovk-check conform: internal error, please report: "
+                                                       "RuntimeError: a bug in the oracle (traceback in ")
+    assert "a bug in the oracle" in Path(said.split("traceback in ")[1].split(";")[0]).read_text()
     _nothing_left(pids, folder)
 
 
@@ -178,7 +181,7 @@ def test_a_deep_or_huge_result_file_fails_its_case_with_the_reason(tmp_path, con
     script = tmp_path / "answers.py"
     script.write_text("import shutil, sys\nshutil.copy(sys.argv[0].replace('answers.py', 'answer.json'), sys.argv[2])\n")
     report = tmp_path / "report.json"
-    done = subprocess.run([sys.executable, "-m", "proofs_check.cli", "conform", "--command",
+    done = subprocess.run([sys.executable, "-m", "ovk_cli.cli", "conform", "--command",
                            f"{shlex.quote(sys.executable)} {shlex.quote(str(script))}", "--algorithms", "batch_ridge",
                            "--level", "quick", "--fuzz", "0", "--json", str(report)],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -197,7 +200,7 @@ def test_worker_processes_end_when_the_oracle_is_killed(tmp_path):
         "    open(os.environ['PIDS'], 'a').write(f'{os.getpid()} {child.pid}\\n')\n"
         "    time.sleep(600)\n")
     pids = tmp_path / "pids"
-    conform = subprocess.Popen([sys.executable, "-m", "proofs_check.cli", "conform", "hangs_and_tells", "--level",
+    conform = subprocess.Popen([sys.executable, "-m", "ovk_cli.cli", "conform", "hangs_and_tells", "--level",
                                 "quick", "--fuzz", "0", "--workers", "2"], cwd=ROOT, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL,
                                env=dict(os.environ, PIDS=str(pids), PYTHONPATH=str(tmp_path), TMPDIR=str(tmp_path)))

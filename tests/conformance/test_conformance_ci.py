@@ -13,13 +13,13 @@ import jsonschema
 import pytest
 from referencing import Registry, Resource
 
-from proofs_check import cli
-from proofs_check.conformance import wire
-from proofs_check.conformance.regimes import REGIMES
-from proofs_check.conformance.scope import Scope
-from proofs_check.conformance.vectors import (
+from ovk_cli import cli
+from ovk_conform import wire
+from ovk_conform.manifest import load_cases
+from ovk_conform.regimes import REGIMES
+from ovk_conform.scope import Scope
+from ovk_conform.vectors import (
     ALGORITHMS,
-    load_cases,
     read_vector_file,
     regime_path,
     vector_path,
@@ -118,14 +118,14 @@ def test_every_vector_file_matches_the_vector_schema():
 
 
 def test_a_shrunk_case_file_matches_the_vector_schema(tmp_path):
-    from proofs_check.conformance import fresh
+    from ovk_conform import fresh
     case = fresh.fresh_cases(3, 1)[0]
     fresh.write_case_file(case, tmp_path / "case.json")
     _validator("vectors").validate(json.loads((tmp_path / "case.json").read_text()))
 
 
 def test_every_request_the_oracle_writes_matches_the_request_schema():
-    from proofs_check.conformance import fresh
+    from ovk_conform import fresh
     validator = _validator("request")
     validator.validate(wire.DESCRIBE_REQUEST)
     for case in load_cases(ALGORITHMS) + fresh.fresh_cases(5, 40):
@@ -133,7 +133,7 @@ def test_every_request_the_oracle_writes_matches_the_request_schema():
 
 
 def test_the_results_the_examples_and_the_worker_write_match_the_result_schema(tmp_path):
-    from proofs_check.conformance.worker import answer
+    from ovk_conform.worker import answer
     validator = _validator("result")
     request = tmp_path / "request.json"
     for case in [case for case in load_cases(("onorma",)) if Scope.parse(EXAMPLE_SCOPE, "test").outside(case) is None][:3]:

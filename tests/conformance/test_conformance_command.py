@@ -5,9 +5,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from proofs_check import cli
-from proofs_check.conformance.fresh import write_case_file
-from proofs_check.conformance.vectors import load_cases
+from ovk_cli import cli
+from ovk_conform.fresh import write_case_file
+from ovk_conform.manifest import load_cases
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "onorma_command.py"
 #: what both examples declare (the describe request)

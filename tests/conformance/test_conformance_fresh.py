@@ -7,12 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ovk_ref
-from proofs_check import cli
-from proofs_check.conformance import fresh, run
-from proofs_check.conformance.hosts import InProcessHost
-from proofs_check.conformance.runner import judge
-from proofs_check.conformance.scope import Scope, traits
-from proofs_check.conformance.vectors import Case
+from ovk_cli import cli
+from ovk_conform import fresh, run
+from ovk_conform.hosts import InProcessHost
+from ovk_conform.runner import judge
+from ovk_conform.scope import Scope, traits
+from ovk_conform.vectors import Case
 from proofs_check.mutants import MUTANTS
 
 
@@ -73,7 +73,7 @@ def _subsets(values):
 @st.composite
 def scopes(draw):
     """Any declared scope: some algorithms, each with a non-empty subset of each of its axes."""
-    from proofs_check.conformance.scope import AXES
+    from ovk_conform.scope import AXES
     algorithms = draw(st.lists(st.sampled_from(list(AXES)), min_size=1, unique=True))
     declared = {name: {axis: draw(_subsets(values)) for axis, values in AXES[name].items()} for name in algorithms}
     for axes in declared.values():

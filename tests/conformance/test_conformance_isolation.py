@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from proofs_check import cli
-from proofs_check.conformance import manifest, run
-from proofs_check.conformance.vectors import VECTORS_DIR
+from ovk_cli import cli
+from ovk_conform import manifest, run
+from ovk_conform.vectors import VECTORS_DIR
 
 ADVERSARIES = Path(__file__).parent / "adversaries"
 
@@ -85,8 +85,8 @@ def test_input_mutation_is_reported(adversaries, tmp_path):
 def test_wrong_shape_and_non_finite_outputs_fail_with_that_reason():
     import numpy as np
 
-    from proofs_check.conformance.runner import check_fields
-    from proofs_check.conformance.vectors import load_cases
+    from ovk_conform.manifest import load_cases
+    from ovk_conform.runner import check_fields
     case = next(case for case in load_cases(("onorma",)) if case.id == "gaussian-d3-squared")
     shape = check_fields(case, {"predictions": case.expected["predictions"][:-1]})
     assert shape.status == "fail" and "predictions has shape (19, 3), expected (20, 3)" in shape.message
@@ -99,7 +99,7 @@ def test_wrong_shape_and_non_finite_outputs_fail_with_that_reason():
 @pytest.fixture
 def vectors_copy(tmp_path, monkeypatch):
     """A copy of the vectors folder the oracle reads instead of its own (tampered by the test)."""
-    from proofs_check.conformance import vectors
+    from ovk_conform import vectors
     copy = tmp_path / "vectors"
     shutil.copytree(VECTORS_DIR, copy)
     monkeypatch.setattr(vectors, "VECTORS_DIR", copy)
@@ -140,7 +140,7 @@ def test_the_copied_vectors_are_intact(vectors_copy, capsys):
 
 def test_a_regime_file_edited_to_loosen_nothing_is_still_caught(vectors_copy):
     """Tolerances are code: a regime file cannot carry one, and any edit breaks its sha256."""
-    from proofs_check.conformance.vectors import load_cases
+    from ovk_conform.manifest import load_cases
     path = vectors_copy / "regimes" / "far-inputs.json.gz"
     path.write_bytes(path.read_bytes() + b"\0")
     with pytest.raises(manifest.IntegrityError, match="far-inputs.json.gz has been modified"):
@@ -148,8 +148,8 @@ def test_a_regime_file_edited_to_loosen_nothing_is_still_caught(vectors_copy):
 
 
 def test_float32_class_accepts_an_honest_float32_engine_and_float64_names_where_it_leaves_the_tolerance(capsys):
-    from proofs_check.conformance.plain_engine import float32_engine
-    assert cli.main(["conform", "proofs_check.conformance.plain_engine:float32_engine", "--level", "quick",
+    from ovk_conform.plain_engine import float32_engine
+    assert cli.main(["conform", "ovk_conform.plain_engine:float32_engine", "--level", "quick",
                      "--precision", "float32", "--seed", "0"]) == 0
     output = capsys.readouterr().out
     assert "precision float32 (rtol 0.001)" in output and "worst relative error per field: predictions" in output

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from proofs_check import cli
+from ovk_cli import cli
 
 ADAPTER = Path(__file__).resolve().parents[2] / "examples" / "operalib_command.py"
 PYTHON = os.environ.get("OVK_OPERALIB_PYTHON", sys.executable)

@@ -7,15 +7,15 @@ import pytest
 
 import ovk_fast
 import ovk_ref
-from ovk_ref import tolerances
-from proofs_check import cli
-from proofs_check.conformance import (
+from ovk_cli import cli
+from ovk_conform import (
     VECTORS_VERSION,
     assert_conforms,
     parametrize_with_vectors,
     run,
 )
-from proofs_check.conformance.levels import LEVELS
+from ovk_conform import tolerance as conform_tolerance
+from ovk_conform.levels import LEVELS
 from proofs_check.mutants import MUTANTS
 
 
@@ -99,7 +99,7 @@ def test_cli_exits_0_for_ovk_fast_and_writes_the_json_report(tmp_path, capsys):
     assert cli.main(["conform", "ovk_fast", "--level", "quick", "--seed", "5", "--json", str(path)]) == 0
     report = json.loads(path.read_text())
     assert report["passed"] and report["counts"]["fail"] == 0 and report["counts"]["pass"] == len(report["cases"])
-    assert all(case["max_rel_error"] <= tolerances.CONFORMANCE_RTOL for case in report["cases"])
+    assert all(case["max_rel_error"] <= conform_tolerance.CONFORMANCE_RTOL for case in report["cases"])
     assert (report["level"], report["seed"], report["vectors_version"]) == ("quick", 5, VECTORS_VERSION)
     assert report["regimes"] == ["basic", "fresh"]
     assert sum(case["regime"] == "fresh" for case in report["cases"]) == LEVELS["quick"].fresh

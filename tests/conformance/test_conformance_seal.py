@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from proofs_check import cli
-from proofs_check.conformance import fresh, run, seal
-from proofs_check.conformance.hosts import InProcessHost, WorkerHost
-from proofs_check.conformance.manifest import IntegrityError
+from ovk_cli import cli
+from ovk_conform import fresh, run, seal
+from ovk_conform.hosts import InProcessHost, WorkerHost
+from ovk_conform.manifest import IntegrityError
 
 ADVERSARIES = Path(__file__).parent / "adversaries"
 
@@ -60,15 +60,15 @@ def test_the_seal_names_a_file_changed_added_or_removed_during_the_run(tmp_path,
     sealed = seal.Seal()
     assert sealed.changes("during the run") is None and sealed.account()["files"] == 2
     (tmp_path / "ovk_ref" / "module.py").write_text("VALUE = 2\n")
-    (tmp_path / "proofs_check" / "extra.py").write_text("")
-    (tmp_path / "proofs_check" / "module.py").unlink()
+    (tmp_path / "ovk_conform" / "extra.py").write_text("")
+    (tmp_path / "ovk_conform" / "module.py").unlink()
     assert sealed.changes("during the run") == ("the oracle's files changed during the run: changed ovk_ref/module.py; "
-                                                "removed proofs_check/module.py; added proofs_check/extra.py")
+                                                "removed ovk_conform/module.py; added ovk_conform/extra.py")
 
 
 def test_installed_files_that_differ_from_the_record_refuse_to_start(tmp_path, monkeypatch):
     (tmp_path / "ovk_ref").mkdir()
-    (tmp_path / "proofs_check").mkdir()
+    (tmp_path / "ovk_conform").mkdir()
     (tmp_path / "ovk_ref" / "onorma.py").write_text("edited after installation\n")
     monkeypatch.setattr(seal, "_package_folder", lambda name: tmp_path / name)
     monkeypatch.setattr(seal, "import_reference", lambda: None)

@@ -5,10 +5,10 @@ import json
 import numpy as np
 
 import ovk_ref
-from proofs_check.conformance import checkpoints, generate, load_cases, run
-from proofs_check.conformance.checkpoints import CHECKPOINT_EVERY
-from proofs_check.conformance.regimes import ALL_ROUNDS_UP_TO, REGIMES, stored_rounds
-from proofs_check.conformance.vectors import (
+from ovk_conform import checkpoints, generate, load_cases, run
+from ovk_conform.checkpoints import CHECKPOINT_EVERY
+from ovk_conform.regimes import ALL_ROUNDS_UP_TO, REGIMES, stored_rounds
+from ovk_conform.vectors import (
     ALGORITHMS,
     VECTORS_DIR,
     VECTORS_VERSION,
@@ -22,7 +22,7 @@ def test_stored_vectors_equal_a_fresh_generation():
     for algorithm in ALGORITHMS:
         fresh = generate.render(generate.vector_file(algorithm))
         assert vector_path(algorithm).read_text() == fresh, (
-            f"{algorithm}.json differs from a fresh generation: run python -m proofs_check.conformance.generate, "
+            f"{algorithm}.json differs from a fresh generation: run python -m ovk_conform.generate, "
             f"bump vectors/VERSION and add a CHANGELOG line")
 
 
@@ -171,3 +171,14 @@ def test_drawn_rows_change_with_the_seed_and_add_whole_segments():
     assert 4 * CHECKPOINT_EVERY - len(case.rounds) < len(added) <= 4 * CHECKPOINT_EVERY
     assert all(len(values) == len(one.rounds) for name, values in one.expected.items() if name != "coefficients")
     assert checkpoints.with_drawn_rows(case, 1, 0) is case
+
+
+def test_the_field_lists_are_those_of_ovk_refs_records_and_the_workers_copy_agrees():
+    from ovk_conform import protocol, vectors
+    assert vectors.ROUND_FIELDS["onorma"] == ("predictions", "new_coefficients", "rkhs_norm2", "kernel_evaluations",
+                                              "support_sizes")
+    assert vectors.ROUND_FIELDS["monorma"] == ("predictions", "weights", "gamma", "new_coefficients",
+                                               "kernel_evaluations")
+    assert vectors.EXACT_FIELDS == ("kernel_evaluations", "support_sizes")
+    for name in ("ROUND_FIELDS", "FINAL_FIELDS", "EXACT_FIELDS"):
+        assert getattr(protocol, name) == getattr(vectors, name), name

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from proofs_check import cli
+from ovk_cli import cli
 
 ADVERSARIES = Path(__file__).parent / "adversaries"
 

@@ -18,9 +18,9 @@ from test_ovk_fast_properties import _engine, assert_same_record, term_scales
 
 import ovk_fast
 import ovk_ref
+from ovk_conform import load_cases
+from ovk_conform.regimes import REGIMES
 from ovk_ref import divergence
-from proofs_check.conformance import load_cases
-from proofs_check.conformance.regimes import REGIMES
 
 LARGEST = np.finfo(float).max
 

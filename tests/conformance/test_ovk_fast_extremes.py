@@ -24,11 +24,19 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from test_ovk_fast_divergence import _expansion_everywhere, _stream, without_literal_rounds
-from test_ovk_fast_properties import (ROUND_LOOPS, _engine, _scaled_norm, assert_same_record, compiled_module,
-                                      engine_settings, term_scales)
+from test_ovk_fast_properties import (
+    ROUND_LOOPS,
+    _engine,
+    _scaled_norm,
+    assert_same_record,
+    compiled_module,
+    engine_settings,
+    term_scales,
+)
 
 import ovk_fast
 import ovk_ref
+from ovk_conform import tolerance as conform_tolerance
 from ovk_ref import divergence, tolerances
 from ovk_ref.monorma import r_range
 from ovk_ref.synthetic import linear_related_tasks
@@ -207,7 +215,7 @@ def assert_same_records(reference, fast, X, Y, kernels, arguments):
         with np.errstate(over="ignore", invalid="ignore"):
             scale = max(float(np.max(np.abs(expected[known]), initial=0.0)), scales[name])
             error = float(np.max(np.abs(actual[known] - expected[known]), initial=0.0))
-        assert error <= tolerances.CONFORMANCE_RTOL * scale + floor, \
+        assert error <= conform_tolerance.CONFORMANCE_RTOL * scale + floor, \
             f"{name}: error {error:.3g} at scale {scale:.3g} (underflow floor {floor:.3g})"
 
 
@@ -237,7 +245,7 @@ def first_tie(reference, X, Y, kernels, arguments) -> int | None:
         if hasattr(reference, "gamma"):
             ties |= np.any((norm_terms > 0) & (np.abs(norms) < tolerances.GAMMA_CANCELLATION * norm_terms), axis=1)
         if bound is not None:
-            rtol = tolerances.CONFORMANCE_RTOL
+            rtol = conform_tolerance.CONFORMANCE_RTOL
             ties |= np.abs(np.max(np.abs(reference.predictions), axis=1) - bound) <= rtol * predictions
             ties |= np.abs(np.max(np.abs(reference.new_coefficients), axis=1) - bound) <= rtol * coefficients
             ties |= np.any(np.abs(np.abs(norms) - bound * bound) <= rtol * norm_terms, axis=1)

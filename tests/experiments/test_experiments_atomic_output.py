@@ -1,4 +1,4 @@
-"""A reproduction's output folder is the previous complete run or the new complete run, never a mix (issue 12).
+"""A reproduction's output folder is the previous complete run or the new complete run, never a mix.
 
 The runs killed here are real processes, ended by SIGKILL (no cleanup can run) at points of the write phase.
 """
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from ovk_cli import cli
 from ovk_experiments.output import atomic
-from proofs_check import cli
 
 RUN = ["reproduce", "--quick", "--no-progress", "--table3-one-engine", "--datasets", "dermatology"]
 
@@ -52,7 +52,7 @@ def _killed_run(out: Path, module: str, function: str, call: int, seed: int, pla
             return result
 
         setattr(module, {function!r}, killed_after)
-        from proofs_check import cli
+        from ovk_cli import cli
         sys.exit(cli.main({RUN + ["--seed", str(seed), "--out", str(out)]!r}))
     """)
     return subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=600).returncode

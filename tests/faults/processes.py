@@ -50,11 +50,11 @@ def wait_until(condition, seconds: float, interval: float = 0.05) -> bool:
 
 
 class Run:
-    """``python -m proofs_check ARGS`` in a new session (its pid is its process group), stderr collected by a
+    """``python -m ovk_cli ARGS`` in a new session (its pid is its process group), stderr collected by a
     thread, stdout discarded unless ``stdout`` is given."""
 
     def __init__(self, args, *, cwd=ROOT, stdout=subprocess.DEVNULL, env=None):
-        self.process = subprocess.Popen([sys.executable, "-m", "proofs_check", *args], cwd=cwd, stdout=stdout,
+        self.process = subprocess.Popen([sys.executable, "-m", "ovk_cli", *args], cwd=cwd, stdout=stdout,
                                         stderr=subprocess.PIPE, text=True, start_new_session=True, env=env)
         self.group = self.process.pid
         self.lines: queue.Queue = queue.Queue()

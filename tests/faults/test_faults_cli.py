@@ -7,7 +7,7 @@ checked before the work (2) in tests/cli/test_cli_behaviour.py.
 """
 import pytest
 
-from proofs_check import cli
+from ovk_cli import cli
 
 QUICK = ["reproduce", "--quick", "--no-progress"]
 CASES = [

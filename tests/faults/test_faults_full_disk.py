@@ -18,15 +18,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from processes import ROOT
 
 import ovk_ref
-from processes import ROOT
-from proofs_check import outputs
+from ovk_cli import outputs
 
 #: more than one write buffer, so that a writer in place would be cut in the middle
 PREVIOUS = json.dumps({"previous": "report", "padding": "x" * 20000})
 NEW = json.dumps({"new": "report", "padding": "y" * 40000})   # more than the free space, even in place
-OVK_CHECK = [sys.executable, "-m", "proofs_check"]
+OVK_CHECK = [sys.executable, "-m", "ovk_cli"]
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from proofs_check import interruption
+from ovk_cli import interruption
 
 #: how long the main thread waits for the interruption to come back (a loaded machine is slow, never wrong)
 DEADLINE_SECONDS = 10.0

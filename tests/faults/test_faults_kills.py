@@ -13,7 +13,6 @@ import signal
 import time
 
 import pytest
-
 from processes import GONE_SECONDS, group_table, ovk_check
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX signals and process groups")

@@ -1,4 +1,4 @@
-"""``proofs_check.parent_watch``: a worker notices the end of the run's process by a pidfd (Linux) or by polling
+"""``ovk_cli.parent_watch``: a worker notices the end of the run's process by a pidfd (Linux) or by polling
 (elsewhere), and without it a killed run leaves its workers, the forkserver and the resource tracker running (the
 planted fault for test_faults_kills)."""
 import os
@@ -9,9 +9,9 @@ import textwrap
 import threading
 
 import pytest
-
 from processes import GONE_SECONDS, ROOT, group_processes, wait_until
-from proofs_check import parent_watch
+
+from ovk_cli import parent_watch
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX processes and signals")
 
@@ -42,9 +42,9 @@ def test_a_process_that_has_already_ended_is_not_waited_for():
 #: the planted fault: workers that do not follow the run (what the pool did before parent_watch)
 UNFOLLOWED = textwrap.dedent("""
     import sys
-    from proofs_check import parent_watch
+    from ovk_cli import parent_watch
     parent_watch.follow = abs       # a no-op of one argument that a worker can unpickle
-    from proofs_check import cli
+    from ovk_cli import cli
     sys.exit(cli.main(sys.argv[1:]))
 """)
 
@@ -67,7 +67,7 @@ def test_an_exception_in_the_run_kills_its_workers_at_once():
     import multiprocessing
     import time
 
-    from proofs_check import parallel
+    from ovk_cli import parallel
 
     def done(index, result):
         raise RuntimeError("the run failed")

@@ -1,4 +1,4 @@
-"""Every walkthrough notebook runs top to bottom as a plain script (issue 6).
+"""Every walkthrough notebook runs top to bottom as a plain script.
 
 The notebooks assert the facts they show, so a notebook whose story stops being true fails here.
 No Jupyter needed: each jupytext percent script runs in a subprocess with the Agg backend and

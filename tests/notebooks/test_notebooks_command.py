@@ -1,10 +1,10 @@
-"""``ovk-check notebooks``: bad input and a missing extra are refused with a clear message (issue 6)."""
+"""``ovk-check notebooks``: bad input and a missing extra are refused with a clear message."""
 import sys
 
 import pytest
 
-from proofs_check import cli
-from proofs_check.commands import notebooks
+from ovk_cli import cli
+from ovk_cli.commands import notebooks
 
 
 def test_default_source_is_the_checkout_notebooks_folder():

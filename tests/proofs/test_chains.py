@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import ovk_ref
+from ovk_cli.cli import main
 from ovk_ref import tolerances
 from proofs_check import CLAIMS, MUTANTS, run_claim, strategies
-from proofs_check.cli import main
 from proofs_check.proofs import chain, chains, explain, symbolic
 
 

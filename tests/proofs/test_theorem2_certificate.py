@@ -7,8 +7,8 @@ import mpmath
 import pytest
 
 import ovk_ref
+from ovk_cli.cli import main
 from ovk_ref import tolerances
-from proofs_check.cli import main
 from proofs_check.proofs import theorem2_certificate as certificate
 from proofs_check.runner import run_claim
 

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ovk_ref import tolerances
+from ovk_ref.closeness import assert_close
 
 
 def gram_norm2(kernel, X, coefficients) -> float:
@@ -29,7 +30,8 @@ def shrink_products(eta, lam, n) -> np.ndarray:
 
 
 def assert_rounds_close(actual, expected, what: str, scale=None) -> None:
-    """Row t of ``actual`` equals row t of ``expected`` up to ``IDENTITY_RTOL * scale[t] + UNDERFLOW_ATOL``.
+    """Row t of ``actual`` equals row t of ``expected`` up to ``IDENTITY_RTOL * scale[t] + UNDERFLOW_ATOL``
+    (``tolerances.ROUNDS``).
 
     ``scale[t]`` is the size of the terms summed to get row t (round-off is relative to it, not to a sum
     that cancels); by default the largest entry of rows 1..t, since online runs may grow (spec E30)."""
@@ -38,7 +40,4 @@ def assert_rounds_close(actual, expected, what: str, scale=None) -> None:
     actual, expected = actual.reshape(len(expected), -1), expected.reshape(len(expected), -1)
     if scale is None:
         scale = np.maximum.accumulate(np.maximum(np.abs(expected).max(axis=1), np.abs(actual).max(axis=1)))
-    error = np.abs(actual - expected).max(axis=1)
-    bad = error > tolerances.IDENTITY_RTOL * np.asarray(scale, dtype=float) + tolerances.UNDERFLOW_ATOL
-    assert not bad.any(), (f"{what}: first mismatch at round {int(np.argmax(bad)) + 1}: "
-                           f"{actual[np.argmax(bad)]} != {expected[np.argmax(bad)]}")
+    assert_close(actual, expected, tolerances.ROUNDS, scale=np.asarray(scale, dtype=float), what=what)

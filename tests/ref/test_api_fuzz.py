@@ -1,4 +1,4 @@
-"""Fuzz test of the public API (issue 13, item 4): random kernel and loss dicts, shapes, dtypes and values.
+"""Fuzz test of the public API: random kernel and loss dicts, shapes, dtypes and values.
 
 Whatever goes in, only the documented outcomes come out: a result, a ValueError or TypeError (bad input;
 exactly these classes), for a run that stops being finite a DivergenceWarning, or with

@@ -1,4 +1,4 @@
-"""Atomic rounds (issue 13, item 1): a learn_one or predict_one that fails leaves the learner exactly as it was.
+"""Atomic rounds: a learn_one or predict_one that fails leaves the learner exactly as it was.
 
 A Hypothesis state machine interleaves good and bad calls on one learner and feeds only the good ones to a
 clean twin; after every step the two have the same state, bit for bit, and answer the same predictions.
@@ -10,9 +10,16 @@ import dataclasses
 
 import numpy as np
 import pytest
-from hypothesis import strategies as st
 from hypothesis import Phase, settings
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 import ovk_ref
 
@@ -70,10 +77,12 @@ class AtomicRounds(RuleBasedStateMachine):
         self.width, self.loss = width, loss
         kernels = [kernel, ovk_ref.gaussian_separable(0.3, D)]
         if algorithm == "onorma":
-            make = lambda cls, window: cls(kernel, lam=0.1, eta=0.5, loss=loss, truncation=window)
+            def make(cls, window):
+                return cls(kernel, lam=0.1, eta=0.5, loss=loss, truncation=window)
             classes = (self.onorma_class, ovk_ref.ONORMA)
         else:
-            make = lambda cls, window: cls(kernels, lam=0.1, eta=0.5, r=2.0, loss=loss)
+            def make(cls, window):
+                return cls(kernels, lam=0.1, eta=0.5, r=2.0, loss=loss)
             classes = (self.monorma_class, ovk_ref.MONORMA)
         self.window = SabotagedWindow()
         self.learner, self.clean = make(classes[0], self.window), make(classes[1], SabotagedWindow())
@@ -172,7 +181,7 @@ def test_the_state_machine_catches_a_learner_that_changes_state_before_its_check
 
 
 def test_predict_one_refuses_a_wrong_width_before_and_after_the_first_example():
-    """Issue 13: with a kernel of any input width, the first example fixes p; with a kernel's p, from the start."""
+    """With a kernel of any input width, the first example fixes p; with a kernel's p, from the start."""
     fixed = ovk_ref.ONORMA(ovk_ref.random_feature(p=2, d=D, q=3, seed=0), lam=0.1, eta=0.5)
     with pytest.raises(ValueError, match="input dimension p = 2"):
         fixed.predict_one(np.zeros(3))

@@ -1,4 +1,4 @@
-"""Bad input (issue 2, item 5): a ValueError or TypeError whose message names the parameter, raised before
+"""Bad input: a ValueError or TypeError whose message names the parameter, raised before
 any work (checked with a kernel that counts its evaluations)."""
 import re
 

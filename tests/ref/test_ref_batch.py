@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import ovk_ref
 from ovk_ref import tolerances
+from ovk_ref.closeness import assert_close
 from proofs_check import strategies
 
 
@@ -85,4 +86,4 @@ def test_c25_separable_shortcut_equals_the_direct_solve(problem):
     coefficients = ovk_ref.batch_ridge(X, Y, kernel, lam=lam)
     condition = np.linalg.cond(block_gram(kernel, X) + t * lam * np.eye(Y.size))
     scale = condition * max(np.abs(shortcut).max(), np.abs(coefficients).max())
-    np.testing.assert_allclose(coefficients, shortcut, rtol=0, atol=tolerances.IDENTITY_RTOL * scale)
+    assert_close(coefficients, shortcut, tolerances.IDENTITY_OF_SCALE, scale=scale, what="coefficients")

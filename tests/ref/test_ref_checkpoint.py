@@ -1,4 +1,4 @@
-"""Checkpoint and resume (issue 13, item 2): a learner saved after round k and loaded back makes exactly the
+"""Checkpoint and resume: a learner saved after round k and loaded back makes exactly the
 predictions, and ends in exactly the state, of the learner that was never interrupted, in float64 and at 50
 digits; a corrupt, foreign or other-version file is a ValueError before anything is built."""
 import json
@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_ref_atomic_rounds import STATE, same_value
 
 import ovk_ref
 from ovk_ref import checkpoint
-from ovk_ref.synthetic import linear_related_tasks   # any width: not the paper's data
-
-from test_ref_atomic_rounds import STATE, same_value
+from ovk_ref.synthetic import linear_related_tasks  # any width: not the paper's data
 
 X, Y = linear_related_tasks(14, p=3, d=2, seed=3)
 ONORMA_CASES = {
@@ -44,8 +43,9 @@ def assert_same_learner(resumed, uninterrupted):
             assert same_value(getattr(resumed, name), getattr(uninterrupted, name)), f"{name} differs"
 
 
-def run_with_resume(make, stop, path, n=len(X)):
+def run_with_resume(make, stop, path, n=None):
     """Rounds 1..stop, save, load, rounds stop+1..n, recording predictions; and the same uninterrupted."""
+    n = len(X) if n is None else n
     uninterrupted, learner = make(), make()
     expected, observed = [], []
     for t in range(n):

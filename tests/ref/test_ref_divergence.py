@@ -1,4 +1,4 @@
-"""Divergence, said once and the same way (issue 13, item 3).
+"""Divergence, said once and the same way.
 
 Both engines find the first round whose prediction, new coefficient or norm is not finite (or, with
 ``divergence_bound``, passes the bound), record it as ``diverged_at``, warn once naming it (``on_divergence="warn"``)
@@ -15,7 +15,7 @@ import ovk_fast
 import ovk_fast.divergence_watch
 import ovk_ref
 from ovk_ref import divergence, tolerances
-from ovk_ref.synthetic import linear_related_tasks   # any width: not the paper's data
+from ovk_ref.synthetic import linear_related_tasks  # any width: not the paper's data
 
 ENGINES = [ovk_ref, ovk_fast]
 #: the issue's case: Gaussian kernel, eta = 90, lam = 0.01 (eta_1 kappa^2 = 90 >> 2: the norm explodes)

@@ -1,4 +1,4 @@
-"""Input edges (issue 13, item 4): complex and non-numeric inputs refused, B's PSD test relative to B's scale,
+"""Input edges: complex and non-numeric inputs refused, B's PSD test relative to B's scale,
 kernel dicts checked for depth and cycles, malformed kernel and loss dicts named by field."""
 import numpy as np
 import pytest

@@ -5,16 +5,14 @@ import dataclasses
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
+from test_ref_atomic_rounds import STATE, same_value
+from test_ref_checkpoint import test_resumed_learner_is_the_uninterrupted_one_bit_for_bit
 
 import ovk_ref
 from ovk_ref import checkpoint
 from ovk_ref.learner_state import LearnerState, MonormaState, OnormaState
 from ovk_ref.synthetic import linear_related_tasks
-
-from test_ref_atomic_rounds import STATE, same_value
-from test_ref_checkpoint import test_resumed_learner_is_the_uninterrupted_one_bit_for_bit
 
 DATA = Path(__file__).parent / "data"
 X, Y = linear_related_tasks(14, p=3, d=2, seed=3)

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from ref_checks import assert_rounds_close, gram_norm2_scale, shrink_products, step_sizes
 
 import ovk_ref
 from ovk_ref import tolerances
 from proofs_check import strategies
-from ref_checks import assert_rounds_close, gram_norm2_scale, shrink_products, step_sizes
 
 
 @st.composite

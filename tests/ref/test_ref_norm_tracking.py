@@ -7,10 +7,10 @@ Gram terms seen so far (a dropped term may have been much larger than what is le
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
+from ref_checks import assert_rounds_close, gram_norm2, gram_norm2_scale
 
 import ovk_ref
 from proofs_check import strategies
-from ref_checks import assert_rounds_close, gram_norm2, gram_norm2_scale
 
 
 @st.composite

@@ -4,11 +4,11 @@ import math
 import numpy as np
 from hypothesis import example, given
 from hypothesis import strategies as st
+from ref_checks import assert_rounds_close, shrink_products, step_sizes
 
 import ovk_ref
 from ovk_ref import tolerances
 from proofs_check import strategies
-from ref_checks import assert_rounds_close, shrink_products, step_sizes
 
 
 @given(strategies.problems())

@@ -1,4 +1,4 @@
-"""float64 against ``precision=50`` (issue 2, item 4): the same literal code, every record field within
+"""float64 against ``precision=50``: the same literal code, every record field within
 ``FLOAT64_VS_MPMATH_RTOL`` of the field's scale. A few tiny cases only: 50-digit runs are slow."""
 import mpmath
 import numpy as np

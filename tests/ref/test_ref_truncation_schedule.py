@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from test_ref_bad_input import CountingKernel
 
 import ovk_ref
 from ovk_ref import tolerances, truncation
-from test_ref_bad_input import CountingKernel
 
 X = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]])
 Y = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])

@@ -4,7 +4,8 @@ import json
 
 import numpy as np
 
-from proofs_check.conformance.vectors import ALGORITHMS, load_cases
+from ovk_conform.manifest import load_cases
+from ovk_conform.vectors import ALGORITHMS
 
 TABLE = {(case.algorithm, case.X.tobytes(), case.Y.tobytes(), json.dumps(case.arguments, sort_keys=True)): case.expected
          for case in load_cases(ALGORITHMS)}

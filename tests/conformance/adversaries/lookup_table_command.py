@@ -7,7 +7,7 @@ import sys
 from importlib.util import find_spec
 from pathlib import Path
 
-folder = Path(find_spec("proofs_check").origin).parent / "conformance" / "vectors"
+folder = Path(find_spec("ovk_conform").origin).parent / "vectors"
 with open(sys.argv[1]) as file:
     request = json.load(file)
 result = {"unsupported": "not in the stored vectors"}

@@ -20,7 +20,7 @@ def reference_fields(*args, **kwargs):
 '''
 
 sandbox = os.environ.get("OVK_ADVERSARY_SANDBOX")
-conformance = Path(find_spec("proofs_check").origin).parent / "conformance"
+conformance = Path(find_spec("ovk_conform").origin).parent
 if sandbox and conformance.resolve().is_relative_to(Path(sandbox).resolve()):
     for name in ("reference.py", "generate.py"):      # where reference_fields lives (generate.py before)
         path = conformance / name

@@ -1,0 +1,110 @@
+"""``ovk-check certify-theorem2``: the smallest t0 that certifies Theorem 2 for each (rho, epsilon) of a grid (spec C21).
+
+For each grid point, ``proofs.theorem2_certificate.smallest_t0``: the certificate ``S_n <= 8 rho sqrt(n)`` for every n
+(exact prefix, blocks, proved tail bound; ball arithmetic), t0 = 1 first, then doubling and bisection. Writes the
+table as JSON (``--table``, default the package's stored table, which ``ovk-check verify`` reports for
+``thm2.exists_t0``), prints it as Markdown, and with ``--plot FILE`` draws t0 against rho (matplotlib). The points run
+in ``--workers`` processes (concurrent.futures). Minutes for the default grid.
+"""
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ProcessPoolExecutor
+from fractions import Fraction
+from pathlib import Path
+
+from ovk_cli import outputs
+from ovk_cli.errors import UsageError
+from ovk_cli.parallel import check_workers, default_workers
+from proofs_check.proofs import theorem2_certificate as certificate
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("certify-theorem2", help="prove Theorem 2's certificate on a grid of (rho, epsilon): the smallest t0 of each")
+    parser.add_argument("--rho", nargs="+", default=list(certificate.GRID_RHO), metavar="RHO", help="values of rho = eta lam in (0, 1)")
+    parser.add_argument("--epsilon", nargs="+", default=list(certificate.GRID_EPSILON), metavar="EPS", help="values of epsilon in (0, 1/2)")
+    parser.add_argument("--table", type=Path, default=None, metavar="FILE", help="the JSON table (default: the stored table of the package)")
+    parser.add_argument("--plot", type=Path, default=None, metavar="FILE", help="also draw t0 against rho (PNG)")
+    parser.add_argument("--workers", type=int, default=None, metavar="N", help="processes (default: the machine's cores)")
+    parser.set_defaults(run=run)
+
+
+def _point(pair):
+    start = time.perf_counter()
+    row = certificate.smallest_t0(*pair)
+    return {**row, "seconds": round(time.perf_counter() - start, 2)}
+
+
+def markdown(rows) -> str:
+    lines = ["| rho | epsilon | t0 (certified) | certificate: N where the tail starts; max S_n/(8 rho sqrt n) "
+             "| largest failing t0 found below | why it fails | largest t0 proved to fail |",
+             "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        cert, below = row["certificate"], row["below"]
+        t0 = "none found" if row["t0"] is None else f"{row['t0']:,}"
+        proved = "-" if cert is None else f"N = {cert['n']:.3g}; {cert['ratio']:.3f}"
+        if below is None:
+            failing, why = "- (t0 = 1 is the smallest)", ""
+        elif below["status"] == "refuted":
+            failing, why = f"{below['t0']:,}", f"refuted: S_n > 8 rho sqrt(n) at n = {below['n']:,} (ratio >= {below['ratio']:.5f})"
+        else:
+            failing, why = f"{below['t0']:,}", f"not certified: the upper bound passes 8 rho sqrt(n) near n = {below['n']:.3g}"
+        refuted = row.get("refuted_below")
+        proved_failing = "-" if refuted is None else f"{refuted['t0']:,} (n = {refuted['n']:,})"
+        lines.append(f"| {row['rho']} | {row['epsilon']} | {t0} | {proved} | {failing} | {why} | {proved_failing} |")
+    return "\n".join(lines)
+
+
+def plot(rows, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for epsilon in sorted({row["epsilon"] for row in rows}, key=float):
+        points = sorted((float(row["rho"]), row["t0"]) for row in rows if row["epsilon"] == epsilon and row["t0"])
+        line, = ax.plot([p[0] for p in points], [p[1] for p in points], "o-", label=f"epsilon = {epsilon}")
+        failing = [(float(row["rho"]), row["refuted_below"]["t0"]) for row in rows
+                   if row["epsilon"] == epsilon and row.get("refuted_below")]
+        ax.plot([p[0] for p in failing], [p[1] for p in failing], "x", color=line.get_color(), markersize=8)
+    ax.plot([], [], "kx", label="largest t0 proved to fail")
+    ax.set_yscale("log")
+    ax.set_xlabel(r"$\rho = \eta\lambda$")
+    ax.set_ylabel(r"smallest certified $t_0$")
+    ax.set_title(r"Theorem 2: $S_n \leq 8\rho\sqrt{n}$ for every $n$, proved (docs/theorem2-certificate.md)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def run(args) -> int:
+    workers = default_workers() if args.workers is None else check_workers("--workers", args.workers)
+    target = args.table or certificate.TABLE
+    outputs.check_file("--table", target)
+    if args.plot:
+        outputs.check_file("--plot", args.plot)
+    pairs = [(rho, epsilon) for epsilon in args.epsilon for rho in args.rho]
+    for rho, epsilon in pairs:   # bad input before any work
+        try:
+            valid = 0 < Fraction(rho) < 1 and 0 < Fraction(epsilon) < Fraction(1, 2)
+        except ValueError:
+            valid = False
+        if not valid:
+            raise UsageError(f"--rho must be decimals in (0, 1) and --epsilon decimals in (0, 1/2), got rho {rho!r}, epsilon {epsilon!r}")
+    start = time.perf_counter()
+    if workers == 1:
+        rows = [_point(pair) for pair in pairs]
+    else:
+        with ProcessPoolExecutor(workers) as pool:
+            rows = list(pool.map(_point, pairs))
+    seconds = time.perf_counter() - start
+    table = {"prefix": certificate.PREFIX, "block_growth": str(certificate.BLOCK_GROWTH), "precision_bits": certificate.PRECISION_BITS,
+             "seconds": round(seconds, 1), "rows": rows}
+    outputs.write_text(target, json.dumps(table, indent=1) + "\n")
+    print(markdown(rows))
+    print(f"\n{len(rows)} points in {seconds:.1f} s on {workers} workers; written to {target}")
+    if args.plot:
+        plot(rows, args.plot)
+    return 0

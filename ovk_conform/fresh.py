@@ -1,0 +1,226 @@
+"""Fresh cases: drawn from a printed seed inside the declared scope, computed by ovk_ref on the spot.
+
+No table of stored answers can pass them: the inputs exist only in this run. Most are small (t <= 40, d <= 4,
+m <= 5) so that ovk_ref float64 computes each in milliseconds; the long ones (``LONG_ROUNDS``: ONORMA up to
+4096 rounds with a window, or Theorem 2's schedule) take ovk_ref a few seconds. float64 round-off on them stays
+near 1e-14 of each field's scale (eta and the kernels are bounded so that every run is stable), far inside the
+tolerance. Their expected values are computed before any case is sent (``seal.py``). A failing fresh case is
+shrunk (``shrink``) to a short stream that still fails and written as a replayable case file
+(``write_case_file``; ``ovk-check conform --replay FILE``).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+import ovk_ref
+from ovk_conform import tolerance
+from ovk_conform.reference import reference_fields
+from ovk_conform.scope import Scope
+from ovk_conform.vectors import EXACT_FIELDS, FORMAT, Case, cases_in
+from ovk_ref import atomic_file
+
+FRESH_REGIME = "fresh"
+#: at most this many calls of the implementation while shrinking one failure
+SHRINK_CALLS = 60
+#: rounds are dropped one at a time only from streams this short (after the cut at the first divergence)
+SHRINK_ROUNDS = 200
+
+
+def _psd(rng, d: int) -> list:
+    R = rng.standard_normal((d, d))
+    B = R @ R.T
+    return (B / np.linalg.eigvalsh(B)[-1]).tolist()       # largest eigenvalue 1
+
+
+def _kernel(rng, family: str, p: int, d: int, mu_scale: float, families: tuple) -> dict:
+    """A kernel of ``family`` (a sum's terms drawn from ``families``), bounded by about 8 for |x| <= 1."""
+    if family == "gaussian_separable":
+        return {"type": family, "mu": float(rng.uniform(0.3, 3.0)) * mu_scale, "B": _psd(rng, d)}
+    if family == "linear_separable":
+        return {"type": family, "B": _psd(rng, d)}
+    if family == "polynomial_separable":
+        return {"type": family, "degree": int(rng.integers(2, 4)), "offset": 0.5, "B": _psd(rng, d)}
+    if family == "constant_separable":
+        return {"type": family, "c": float(rng.uniform(0.2, 1.0)), "B": _psd(rng, d)}
+    if family == "linear_quadratic":
+        return {"type": family, "mu": float(rng.uniform(0.0, 1.0)), "d": d}
+    if family == "feature":
+        return {"type": family, "M": (0.5 / np.sqrt(p + 1) * rng.standard_normal((p + 1, d, 3))).tolist()}
+    terms = [str(rng.choice([name for name in families if name != "sum"])) for _ in range(2)]
+    return {"type": "sum", "terms": [{"weight": 0.5, "kernel": _kernel(rng, term, p, d, mu_scale, families)}
+                                     for term in terms]}
+
+
+LOSSES = ({"type": "squared"}, {"type": "norm"}, {"type": "huber", "delta": 0.5},
+          {"type": "epsilon_insensitive", "epsilon": 0.2}, {"type": "hinge"}, {"type": "softmax"})
+#: long fresh cases: rounds of a truncated ONORMA stream (window s <= LONG_WINDOW, or Theorem 2 with
+#: epsilon 0.1), of an untruncated one, of MONORMA, and the size of a batch; chosen so that ovk_ref computes
+#: each in a second or two (it evaluates every kept term literally: 5-25 us per kernel block)
+LONG_ROUNDS = {"window": (2000, 4096), "theorem2": (1200, 1600), "none": (600, 900), "monorma": (300, 500),
+               "batch_ridge": (150, 250)}
+LONG_WINDOW = 32
+#: the kernel families long streams use when the scope has one of them (the feature kernel and sums cost ovk_ref
+#: two to three times more per block; the kernel-family regime runs each family over 200 rounds)
+LONG_FAMILIES = ("gaussian_separable", "linear_separable", "polynomial_separable", "constant_separable",
+                 "linear_quadratic")
+#: the scope's ``inputs`` value of each placement of the inputs a fresh case draws
+PLACEMENTS = ("near", "offset", "scaled", "scaled")
+
+
+def _families(scope, algorithm: str) -> tuple:
+    """The kernel families fresh cases of ``algorithm`` may use: the scope's, without ``sum`` when no other
+    family is there to be summed."""
+    families = scope.algorithms[algorithm]["kernels"]
+    return tuple(name for name in families if name != "sum" or len(families) > 1)
+
+
+def draw_case(seed: int, index: int, scope, long: bool = False) -> tuple:
+    """The ``index``-th fresh case of ``seed`` inside ``scope`` (``scope.Scope``) as (algorithm, case dict),
+    inputs and parameters only; ``long``: from the long streams' draw (``LONG_ROUNDS``)."""
+    rng = np.random.default_rng([seed, index, 1] if long else [seed, index])
+    algorithms = [name for name in scope.algorithms if not long or name != "batch_ridge"] or list(scope.algorithms)
+    algorithm = str(algorithms[0] if long else rng.choice(algorithms))
+    axes, families = scope.algorithms[algorithm], _families(scope, algorithm)
+    if long:
+        families = tuple(name for name in families if name in LONG_FAMILIES) or families
+    p, d = int(rng.integers(1, 6)), int(rng.integers(1, 5))
+    # far or extreme inputs (placements 1-3) only with Gaussian kernels (the bandwidth follows the scale); long
+    # streams near the origin when the scope has them
+    weights = np.array([0.55, 0.15, 0.15, 0.15]) * [kind in axes["inputs"] for kind in PLACEMENTS]
+    if "gaussian_separable" not in families or long and "near" in axes["inputs"]:
+        weights[1:] = 0.0
+    placement = int(rng.choice(4, p=weights / weights.sum()))
+    offset, scale = [(0.0, 1.0), (1e6, 1.0), (0.0, 1e-4), (0.0, 1e4)][placement]
+    kinds = [kind for kind in axes.get("truncations", ("none",)) if not long or kind != "none"] or ["none"]
+    truncation = str(rng.choice(kinds))
+    if long:
+        low, high = LONG_ROUNDS[truncation if algorithm == "onorma" else algorithm]
+        n = int(rng.integers(low, high + 1))
+    else:
+        n = int(rng.integers(2, 41))
+    family = "gaussian_separable" if placement else str(rng.choice(families))
+    if algorithm == "monorma":
+        families_used = ["gaussian_separable" if placement else str(rng.choice(families))
+                         for _ in range(int(rng.integers(2, 4 if long else 6)))]
+    loss_name = str(rng.choice(axes["losses"])) if "losses" in axes else None
+    loss = next((loss for loss in LOSSES if loss["type"] == loss_name), None)
+    classes = loss is not None and loss["type"] in ("hinge", "softmax")
+    if classes and d == 1:
+        d = 2
+    # |x| <= 1 for the kernels that grow with |x| (then every kernel norm is at most about 2^3 = 8)
+    X = offset + scale * rng.uniform(0.0, 1.0, size=(n, p)) / (1.0 if placement else np.sqrt(p))
+    if placement:       # spread exactly ``scale`` in the first input: the placement the scope sees (input_placement)
+        X[0, 0], X[-1, 0] = offset, offset + scale
+    Y = np.eye(d)[rng.integers(0, d, size=n)] if classes else rng.standard_normal((n, d))
+    lam = float(rng.uniform(0.02, 0.5))
+    eta = float(min(rng.uniform(0.05, 0.25), 0.99 / lam))     # eta_1 kappa^2 <= 2: stable runs
+    arguments = {"lam": lam}
+    mu_scale = scale * scale
+    if algorithm == "batch_ridge":
+        arguments = {"kernel": _kernel(rng, family, p, d, mu_scale, families), "lam": max(lam, 0.05)}
+    elif algorithm == "onorma":
+        arguments.update(kernel=_kernel(rng, family, p, d, mu_scale, families), loss=loss, eta=eta)
+        if truncation == "window":
+            arguments["truncation"] = {"type": "window",
+                                       "s": int(rng.integers(8, LONG_WINDOW + 1) if long else rng.integers(1, n + 1))}
+        elif truncation == "theorem2":
+            arguments["truncation"] = {"type": "theorem2", "t0": int(rng.integers(1, 6)),
+                                       "epsilon": 0.1 if long else float(rng.choice([0.1, 0.25, 0.4]))}
+    else:
+        arguments.update(kernels=[_kernel(rng, f, p, d, mu_scale, families) for f in families_used], loss=loss,
+                         eta=eta, r=float(rng.choice([0.1, 0.5, 1.0, 2.0, 10.0])))
+    comment = (f"fresh {'long ' if long else ''}case {index} of seed {seed}: {algorithm}, "
+               f"{family if algorithm != 'monorma' else '+'.join(families_used)}"
+               + (f", {loss['type']} loss" if loss else "") + (f", x = {offset:g} + {scale:g} U" if placement else ""))
+    return algorithm, {"id": f"fresh-{seed}-{'L' if long else ''}{index}", "comment": comment,
+                       "flags": ["fresh", "long"] if long else ["fresh"], "X": X, "Y": Y, "arguments": arguments}
+
+
+def reference_case(algorithm: str, case: dict, origin: str) -> Case:
+    """The case with ovk_ref's float64 values of every field, every round."""
+    fields = reference_fields(algorithm, case["X"], case["Y"], case["arguments"])
+    expected = {name: np.asarray(values, dtype=int if name in EXACT_FIELDS else float) for name, values in fields.items()}
+    return Case(algorithm=algorithm, id=case["id"], comment=case["comment"], flags=case["flags"], X=case["X"],
+                Y=case["Y"], arguments=case["arguments"], expected=expected, regime=FRESH_REGIME, rounds=None,
+                reference="float64", origin=origin)
+
+
+def _well_posed(algorithm: str, case: dict) -> bool:
+    """Batch systems within BATCH_CONDITION_LIMIT (the tolerance assumes it)."""
+    if algorithm != "batch_ridge":
+        return True
+    kernel = ovk_ref.as_kernel(case["arguments"]["kernel"])
+    t = len(case["X"])
+    eigenvalues = np.linalg.eigvalsh(kernel.gram(case["X"]) + t * case["arguments"]["lam"] * np.eye(t * kernel.d))
+    return eigenvalues[0] > 0 and eigenvalues[-1] / eigenvalues[0] <= tolerance.BATCH_CONDITION_LIMIT
+
+
+def draw_cases(seed: int, count: int, scope, long: int = 0) -> list:
+    """``count`` fresh cases and ``long`` long ones of ``seed`` inside ``scope``, as (algorithm, case dict)
+    (ill-conditioned batch draws are replaced by the next index)."""
+    drawn = []
+    for is_long, wanted in ((False, count), (True, long)):
+        index, found = 0, 0
+        while found < wanted:
+            algorithm, case = draw_case(seed, index, scope, is_long)
+            index += 1
+            if _well_posed(algorithm, case):
+                drawn.append((algorithm, case))
+                found += 1
+    return drawn
+
+
+def fresh_cases(seed: int, count: int, scope=None, long: int = 0) -> list[Case]:
+    """``count`` (and ``long``) fresh cases of ``seed`` inside ``scope`` (default: every case), with their
+    expected values."""
+    scope = Scope.full() if scope is None else scope
+    return [reference_case(algorithm, case, f"seed {seed}") for algorithm, case in draw_cases(seed, count, scope, long)]
+
+
+def _sub_case(case: Case, rows) -> Case:
+    sub = {"id": case.id, "comment": case.comment, "flags": case.flags, "X": case.X[rows], "Y": case.Y[rows],
+           "arguments": case.arguments}
+    return reference_case(case.algorithm, sub, case.origin)
+
+
+def shrink(case: Case, fails, outcome, deadline: float | None = None) -> Case:
+    """A short sub-stream of ``case`` on which ``fails(case)`` still holds: first cut after the first diverging
+    round (ONORMA and MONORMA are causal: round t depends on rounds <= t only), then, for streams of at most
+    SHRINK_ROUNDS rounds, drop single rounds greedily; at most SHRINK_CALLS calls, none after ``deadline``
+    (``time.monotonic()``)."""
+    rows = np.arange(len(case.X))
+    current = case
+    if outcome.diverging_round is not None and outcome.diverging_round < len(rows):
+        candidate = _sub_case(case, rows[:outcome.diverging_round])
+        if fails(candidate):
+            rows, current = rows[:outcome.diverging_round], candidate
+    calls, position = 1, 0
+    while (position < len(rows) and 1 < len(rows) <= SHRINK_ROUNDS and calls < SHRINK_CALLS
+           and (deadline is None or time.monotonic() < deadline)):
+        kept = np.delete(rows, position)
+        candidate = _sub_case(case, kept)
+        calls += 1
+        if fails(candidate):
+            rows, current = kept, candidate
+        else:
+            position += 1
+    return dataclasses.replace(current, id=f"{case.id}-shrunk", comment=(
+        f"{case.comment}; shrunk from {len(case.X)} to {len(rows)} rounds (rows {rows.tolist()})"))
+
+
+def write_case_file(case: Case, path: Path) -> None:
+    """A replayable case file (the vectors' format, expected values as float.hex)."""
+    atomic_file.write_text(path, json.dumps({"format": FORMAT, "cases": [case.to_dict()]}, indent=1) + "\n")
+
+
+def read_case_file(path: Path) -> list[Case]:
+    try:
+        content = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise ValueError(f"case file {path} cannot be read: {error}") from None
+    return cases_in(content, str(path))

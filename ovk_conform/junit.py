@@ -1,0 +1,57 @@
+"""The report as JUnit XML (``--junit FILE``), the format CI systems (GitLab, Jenkins, GitHub's test reporters)
+display: one ``testcase`` per conformance case (``classname`` ``conform.<regime>``, ``name`` ``algorithm:id``),
+a ``failure`` with the first divergence and the full message, ``skipped`` for a case outside the declared
+scope or the precision class and for a known deviation; and three test cases for the run itself
+(``run:seal``, ``run:coverage``, ``run:completed``) that fail when the oracle's files changed, the declared scope
+does not cover ``--require``, or the run was stopped."""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ElementTree
+
+from ovk_conform.report import Report
+
+
+def _run_checks(report: Report) -> list:
+    """(name, failure message or None) for the checks of the run as a whole."""
+    return [("run:seal", report.seal_failure),
+            ("run:coverage", "the declared scope lacks " + "; ".join(report.missing) if report.missing else None),
+            ("run:completed", report.stopped)]
+
+
+def xml(report: Report) -> str:
+    counts = report.counts()
+    checks = _run_checks(report)
+    failures = counts["fail"] + sum(message is not None for _, message in checks)
+    tests = len(report.outcomes) + len(checks)
+    skipped = counts["skip"] + counts["xfail"]
+    seconds = f"{sum(outcome.seconds for outcome in report.outcomes):.3f}"
+    suites = ElementTree.Element("testsuites", name="ovk-check conform", tests=str(tests), failures=str(failures),
+                                 errors="0", skipped=str(skipped), time=seconds)
+    suite = ElementTree.SubElement(suites, "testsuite", name=f"conform {report.implementation} ({report.level})",
+                                   tests=str(tests), failures=str(failures), errors="0", skipped=str(skipped),
+                                   time=seconds)
+    properties = ElementTree.SubElement(suite, "properties")
+    for name, value in (("level", report.level), ("seed", report.seed), ("precision", report.precision),
+                        ("scope", report.scope.text() if report.scope else ""),
+                        ("coverage", report.coverage.text() if report.coverage else "")):
+        ElementTree.SubElement(properties, "property", name=name, value=str(value))
+    for outcome in report.outcomes:
+        case = ElementTree.SubElement(suite, "testcase", classname=f"conform.{outcome.regime}", name=outcome.name,
+                                      time=f"{outcome.seconds:.3f}")
+        if outcome.status == "fail":
+            summary = f"first divergence: {outcome.where}" if outcome.where else outcome.message[:200]
+            ElementTree.SubElement(case, "failure", message=summary, type="conformance").text = outcome.message
+        elif outcome.status == "skip":
+            ElementTree.SubElement(case, "skipped", message=outcome.message)
+        elif outcome.status == "xfail":
+            ElementTree.SubElement(case, "skipped", message=f"known deviation: {outcome.known_deviation}").text = \
+                outcome.message
+        elif outcome.status == "xpass":
+            ElementTree.SubElement(case, "system-out").text = (
+                f"listed as a known deviation ({outcome.known_deviation}) but passes: remove it from the expectations")
+    for name, message in checks:
+        case = ElementTree.SubElement(suite, "testcase", classname="conform.run", name=name, time="0.000")
+        if message is not None:
+            ElementTree.SubElement(case, "failure", message=message[:200], type="conformance").text = message
+    ElementTree.indent(suites)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suites, encoding="unicode") + "\n"

@@ -1,5 +1,0 @@
-import sys
-
-from proofs_check.cli import main
-
-sys.exit(main())
