@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
+from ovk_ref import versions
 from proofs_check import outputs
 from proofs_check.adversary import BOUND_CLAIMS, tightness
 from proofs_check.parallel import check_workers, default_workers, map_ordered
@@ -50,6 +51,7 @@ def run(args) -> int:
         widths = [max(len(header[i]), *(len(cell[i]) for cell in cells)) for i in range(len(header))]
         print("  ".join(f"{h:{w}s}" for h, w in zip(header, widths)).rstrip())
         print("\n".join("  ".join(f"{c:{w}s}" for c, w in zip(cell, widths)).rstrip() for cell in cells))
+    print(versions.line())
     if args.json:
-        outputs.write_text(args.json, json.dumps({"rows": rows}, indent=2))
+        outputs.write_text(args.json, json.dumps({"versions": versions.record(), "rows": rows}, indent=2))
     return 0

@@ -15,7 +15,7 @@ import sys
 import time
 
 import ovk_ref
-from ovk_ref import tolerances
+from ovk_ref import tolerances, versions
 from proofs_check import budget, outputs, profiles, report, units
 from proofs_check.claims import CLAIMS
 from proofs_check.parallel import check_workers, default_workers, map_ordered
@@ -100,6 +100,7 @@ def run(args) -> int:
     floors = sorted({verdict.floor for verdict in verdicts}) or [0]
     print(f"holds/open verdicts rest on {informative} informative instances of {drawn} drawn (floor: "
           f"{floors[0] if len(floors) == 1 else f'{floors[0]} to {floors[-1]}'} per claim).")
+    print(versions.line())
     if hunt is not None:
         print(f"\nbudget {hunt}: what each claim received (the profile's run, then shares weighted by "
               f"tightness of margin)\n" + report.received_table(plan, verdicts))
@@ -112,6 +113,7 @@ def run(args) -> int:
     if args.json:   # "-" (standard output) or a path, checked by the CLI before the run
         outputs.write_text(args.json, report.to_json(verdicts, profile=profile, seed=seed, seconds=seconds,
                                                      ovk_ref_version=ovk_ref.__version__, spec_version=ovk_ref.SPEC_VERSION,
+                                                     versions=versions.record(),
                                                      **({} if hunt is None else {
                                                          "budget": str(hunt),
                                                          "received": report.received(plan, verdicts)})))

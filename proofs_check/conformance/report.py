@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 import ovk_ref
+from ovk_ref import versions
 from proofs_check.conformance import tolerance
 from proofs_check.conformance.protocol import ALGORITHMS
 from proofs_check.conformance.vectors import VECTORS_VERSION
@@ -144,7 +145,7 @@ class Report:
     def header(self) -> list:
         lines = [f"implementation {self.implementation}; level {self.level} (regimes: {', '.join(self.regimes)}); "
                  f"fresh-case seed {self.seed}; precision {self.precision} (rtol {tolerance.rtol(self.precision):g}); "
-                 f"golden vectors version {VECTORS_VERSION} (spec {ovk_ref.SPEC_VERSION})"]
+                 f"golden vectors version {VECTORS_VERSION} (spec {ovk_ref.SPEC_VERSION})", versions.line()]
         if self.scope is not None:
             lines.append(f"declared scope ({self.scope_source}): {self.scope.text()}")
         if self.coverage is not None:
@@ -199,7 +200,8 @@ class Report:
             return None if isinstance(value, float) and not np.isfinite(value) else value
         return {"implementation": self.implementation, "level": self.level, "seed": self.seed,
                 "precision": self.precision, "rtol": tolerance.rtol(self.precision), "regimes": self.regimes,
-                "vectors_version": VECTORS_VERSION, "spec_version": ovk_ref.SPEC_VERSION, "passed": self.passed,
+                "vectors_version": VECTORS_VERSION, "spec_version": ovk_ref.SPEC_VERSION, "versions": versions.record(),
+                "passed": self.passed,
                 "stopped": self.stopped, "counts": self.counts(),
                 "scope": None if self.scope is None else {"declared": self.scope.to_dict(), "source": self.scope_source},
                 "required": None if self.required is None else {"scope": self.required.to_dict(), "missing": self.missing},
