@@ -122,7 +122,7 @@ def regenerate(root: Path, paths, check: bool) -> list[str]:
             kind, source, content = match.groups()
             expected = expected_content(kind, source, root, cache)
             if comparable(content) != comparable(expected):
-                name = f"{path.relative_to(root)} (generated {kind}: {source})"
+                name = f"{path.relative_to(root) if path.is_relative_to(root) else path} (generated {kind}: {source})"
                 differences.append("".join(difflib.unified_diff(
                     content.splitlines(keepends=True), expected.splitlines(keepends=True),
                     fromfile=f"{name}, pasted", tofile=f"{name}, generated now")))
