@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULT = ROOT / "tools" / "hypothesis_releases.json"
 MIDDLE_RELEASE = "6.135.0"
 RUN = ("import sys; from importlib.metadata import entry_points; "
-       "sys.exit(entry_points(group='console_scripts', name='ovk-check')[0].load()(sys.argv[1:]))")
+       "sys.exit(entry_points(group='console_scripts')['ovk-check'].load()(sys.argv[1:]))")
 
 
 def declared_range() -> str:

@@ -54,7 +54,7 @@ BLOCK = re.compile(r"^<!-- generated (by|from): (.+?) -->\n(.*?)^<!-- end genera
 SECONDS = re.compile(r"\b\d+(?:\.\d+)? s\b")
 #: runs ``ovk-check`` through its console-script entry point, wherever the package keeps its CLI
 RUN_ENTRY_POINT = ("import sys; from importlib.metadata import entry_points; "
-                   "sys.exit(entry_points(group='console_scripts', name='ovk-check')[0].load()(sys.argv[1:]))")
+                   "sys.exit(entry_points(group='console_scripts')['ovk-check'].load()(sys.argv[1:]))")
 
 
 def run_command(command: str, root: Path) -> str:

@@ -6,10 +6,11 @@ from importlib import metadata
 from pathlib import Path
 
 from ovk_ref import versions
-from proofs_check import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPARISON = ROOT / "tools" / "hypothesis_releases.json"
+#: ``ovk-check`` as installed (its console-script entry point, wherever the package keeps its CLI)
+ovk_check = metadata.entry_points(group="console_scripts")["ovk-check"].load()
 
 
 def release_key(release: str) -> tuple:
@@ -68,7 +69,7 @@ def test_outside_a_checkout_there_is_no_commit(monkeypatch, tmp_path):
 
 def test_the_verify_report_records_the_versions_it_ran_with(tmp_path, capsys):
     report = tmp_path / "report.json"
-    assert cli.main(["verify", "--claim", "loss.convex", "--profile", "ci", "--workers", "1", "--json", str(report)]) == 0
+    assert ovk_check(["verify", "--claim", "loss.convex", "--profile", "ci", "--workers", "1", "--json", str(report)]) == 0
     recorded = json.loads(report.read_text())["versions"]
     assert {key: value for key, value in recorded.items() if key != "commit"} == versions.installed()
     assert versions.line() in capsys.readouterr().out
