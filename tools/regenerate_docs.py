@@ -162,10 +162,14 @@ def main(argv=None) -> int:
     parser.add_argument("--root", type=Path, default=ROOT, help="the project's folder (default: this checkout)")
     args = parser.parse_args(argv)
     root = args.root.resolve()
-    if args.slow is not None:
-        run_slow(root, args.slow)
-    paths = [path if path.is_absolute() else root / path for path in args.pages] or pages(root)
-    differences = regenerate(root, paths, check=args.check)
+    try:
+        if args.slow is not None:
+            run_slow(root, args.slow)
+        paths = [path if path.is_absolute() else root / path for path in args.pages] or pages(root)
+        differences = regenerate(root, paths, check=args.check)
+    except (OSError, RuntimeError, ValueError) as error:
+        print(f"regenerate_docs: error: {error}", file=sys.stderr)
+        return 2
     if not args.check:
         print(f"{len(differences)} pasted output(s) rewritten", file=sys.stderr)
         return 0
