@@ -76,11 +76,11 @@ def render(output: str, markdown: bool) -> str:
     lines = [line.rstrip() for line in output.strip("\n").splitlines()]
     if not markdown:
         return "```text\n" + "\n".join(lines) + "\n```\n"
-    parts, text = [], []
+    parts, text = [], []   # parts: table lines, "" (a blank line) and text blocks, each block set apart by blank lines
     for line in lines + [""]:
         if line.startswith("|") or not line:
             if any(text):
-                parts.append("```text\n" + "\n".join(text).strip("\n") + "\n```")
+                parts += ["", "```text\n" + "\n".join(text).strip("\n") + "\n```", ""]
             text = []
             if line:
                 parts.append(line)
@@ -88,6 +88,7 @@ def render(output: str, markdown: bool) -> str:
                 parts.append("")
         else:
             text.append(line)
+    parts = [part for index, part in enumerate(parts) if part or index == 0 or parts[index - 1]]   # one blank at most
     return "\n".join(parts).strip("\n") + "\n"
 
 

@@ -53,7 +53,9 @@ def test_pasted_outputs_are_what_the_current_code_prints():
 def test_every_marker_opens_a_closed_block():
     for page in regenerate_docs.pages(ROOT):
         text = page.read_text(encoding="utf-8")
-        assert text.count("<!-- generated ") == len(blocks(text)) == text.count("<!-- end generated -->"), page
+        opening, closing = (len(re.findall(rf"^{marker}", text, flags=re.MULTILINE))
+                            for marker in ("<!-- generated ", "<!-- end generated -->"))
+        assert opening == len(blocks(text)) == closing, page
 
 
 def test_slow_outputs_record_the_locked_versions_and_a_commit_of_this_history():
@@ -131,3 +133,11 @@ def test_the_readme_is_a_front_door():
     false_claims = [claim.id for claim in CLAIMS.values() if claim.expected == "false"]
     findings = readme.split("## What the suite finds in the paper", 1)[1].split("\n## ", 1)[0]
     assert [claim for claim in false_claims if f"`{claim}`" not in findings] == []
+
+
+def test_every_relative_link_of_the_pages_names_a_file():
+    """The README and docs link to each other and to generated files: a moved or deleted target breaks no link."""
+    broken = [f"{page.relative_to(ROOT)}: {target}" for page in regenerate_docs.pages(ROOT)
+              for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8"))
+              if not target.startswith(("http://", "https://")) and not (page.parent / target).exists()]
+    assert broken == []
