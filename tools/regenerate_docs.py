@@ -125,7 +125,7 @@ def regenerate(root: Path, paths, check: bool) -> list[str]:
             if comparable(content) != comparable(expected):
                 name = f"{path.relative_to(root) if path.is_relative_to(root) else path} (generated {kind}: {source})"
                 differences.append("".join(difflib.unified_diff(
-                    content.splitlines(keepends=True), expected.splitlines(keepends=True),
+                    comparable(content).splitlines(keepends=True), comparable(expected).splitlines(keepends=True),
                     fromfile=f"{name}, pasted", tofile=f"{name}, generated now")))
             return match.group(0) if check else f"<!-- generated {kind}: {source} -->\n{expected}<!-- end generated -->"
 
