@@ -73,3 +73,12 @@ def test_the_verify_report_records_the_versions_it_ran_with(tmp_path, capsys):
     recorded = json.loads(report.read_text())["versions"]
     assert {key: value for key, value in recorded.items() if key != "commit"} == versions.installed()
     assert versions.line() in capsys.readouterr().out
+
+
+def test_the_conformance_report_records_the_versions_it_ran_with(tmp_path, capsys):
+    report = tmp_path / "report.json"
+    assert ovk_check(["conform", "ovk_ref", "--algorithms", "batch_ridge", "--level", "quick", "--fuzz", "0",
+                      "--json", str(report)]) == 0
+    recorded = json.loads(report.read_text())["versions"]
+    assert {key: value for key, value in recorded.items() if key != "commit"} == versions.installed()
+    assert versions.line() in capsys.readouterr().out
