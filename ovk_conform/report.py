@@ -11,6 +11,7 @@ import ovk_ref
 from ovk_conform import tolerance
 from ovk_conform.protocol import ALGORITHMS
 from ovk_conform.vectors import VECTORS_VERSION
+from ovk_ref import versions
 
 #: statuses that ran the implementation and count towards coverage
 RAN = ("pass", "fail", "xfail", "xpass")
@@ -144,7 +145,7 @@ class Report:
     def header(self) -> list:
         lines = [f"implementation {self.implementation}; level {self.level} (regimes: {', '.join(self.regimes)}); "
                  f"fresh-case seed {self.seed}; precision {self.precision} (rtol {tolerance.rtol(self.precision):g}); "
-                 f"golden vectors version {VECTORS_VERSION} (spec {ovk_ref.SPEC_VERSION})"]
+                 f"golden vectors version {VECTORS_VERSION} (spec {ovk_ref.SPEC_VERSION})", versions.line()]
         if self.scope is not None:
             lines.append(f"declared scope ({self.scope_source}): {self.scope.text()}")
         if self.coverage is not None:
@@ -209,7 +210,8 @@ class Report:
             return None if isinstance(value, float) and not np.isfinite(value) else value
         return {"implementation": self.implementation, "level": self.level, "seed": self.seed,
                 "precision": self.precision, "rtol": tolerance.rtol(self.precision), "regimes": self.regimes,
-                "vectors_version": VECTORS_VERSION, "spec_version": ovk_ref.SPEC_VERSION, "passed": self.passed,
+                "vectors_version": VECTORS_VERSION, "spec_version": ovk_ref.SPEC_VERSION, "versions": versions.record(),
+                "passed": self.passed,
                 "stopped": self.stopped, "counts": self.counts(),
                 "scope": None if self.scope is None else {"declared": self.scope.to_dict(), "source": self.scope_source},
                 "required": None if self.required is None else {"scope": self.required.to_dict(), "missing": self.missing},

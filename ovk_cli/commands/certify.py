@@ -17,6 +17,7 @@ from pathlib import Path
 from ovk_cli import outputs
 from ovk_cli.errors import UsageError
 from ovk_cli.parallel import check_workers, default_workers
+from ovk_ref import versions
 from proofs_check.proofs import theorem2_certificate as certificate
 
 
@@ -101,10 +102,11 @@ def run(args) -> int:
             rows = list(pool.map(_point, pairs))
     seconds = time.perf_counter() - start
     table = {"prefix": certificate.PREFIX, "block_growth": str(certificate.BLOCK_GROWTH), "precision_bits": certificate.PRECISION_BITS,
-             "seconds": round(seconds, 1), "rows": rows}
+             "seconds": round(seconds, 1), "versions": versions.record(), "rows": rows}
     outputs.write_text(target, json.dumps(table, indent=1) + "\n")
     print(markdown(rows))
     print(f"\n{len(rows)} points in {seconds:.1f} s on {workers} workers; written to {target}")
+    print(versions.line())
     if args.plot:
         plot(rows, args.plot)
     return 0

@@ -13,6 +13,7 @@ import ovk_ref
 from ovk_cli import outputs
 from ovk_cli.errors import UsageError
 from ovk_cli.parallel import check_workers, default_workers, map_ordered
+from ovk_ref import versions
 from proofs_check import profiles, sensitivity
 from proofs_check.claims import CLAIMS
 from proofs_check.faults import FAULTS
@@ -57,7 +58,9 @@ def run(args) -> int:
     print(sensitivity.legend(matrix, markdown=args.markdown))
     print()
     print(sensitivity.summary(matrix))
+    print(versions.line())
     if args.json:
         outputs.write_text(args.json, sensitivity.to_json(matrix, seed=args.seed, workers=workers,
-                                                          ovk_ref_version=ovk_ref.__version__))
+                                                          ovk_ref_version=ovk_ref.__version__,
+                                                          versions=versions.record()))
     return 1 if matrix.undetected() else 0

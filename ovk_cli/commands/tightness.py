@@ -13,6 +13,7 @@ import sys
 from ovk_cli import outputs
 from ovk_cli.errors import UsageError
 from ovk_cli.parallel import check_workers, default_workers, map_ordered
+from ovk_ref import versions
 from proofs_check.adversary import BOUND_CLAIMS, tightness
 
 
@@ -40,8 +41,9 @@ def run(args) -> int:
                        done=lambda index, row: print(f"  {row['claim']}: {_number(row['search_ratio'], 4)} ({row['search_seconds']:.0f} s)",
                                                      file=sys.stderr, flush=True))
     print(_table(rows, args.markdown))
+    print(versions.line())
     if args.json:
-        outputs.write_text(args.json, json.dumps({"rows": rows}, indent=2))
+        outputs.write_text(args.json, json.dumps({"versions": versions.record(), "rows": rows}, indent=2))
     return 0
 
 

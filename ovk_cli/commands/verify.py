@@ -18,6 +18,7 @@ import ovk_ref
 from ovk_cli import outputs
 from ovk_cli.errors import UsageError, front_door
 from ovk_cli.parallel import check_workers, default_workers, map_ordered
+from ovk_ref import versions
 from proofs_check import budget, profiles, report, tolerances, units
 from proofs_check.claims import CLAIMS
 from proofs_check.runner import Verdict
@@ -97,6 +98,7 @@ def run(args) -> int:
     if args.json:   # "-" (standard output) or a path, checked by the CLI before the run
         outputs.write_text(args.json, report.to_json(verdicts, profile=profile, seed=seed, seconds=seconds,
                                                      ovk_ref_version=ovk_ref.__version__, spec_version=ovk_ref.SPEC_VERSION,
+                                                     versions=versions.record(),
                                                      **({} if hunt is None else {
                                                          "budget": str(hunt),
                                                          "received": report.received(plan, verdicts)})))
@@ -134,3 +136,4 @@ def _print_counts(verdicts, run_line: str) -> None:
     floors = sorted({verdict.floor for verdict in verdicts}) or [0]
     print(f"holds/open verdicts rest on {informative} informative instances of {drawn} drawn (floor: "
           f"{floors[0] if len(floors) == 1 else f'{floors[0]} to {floors[-1]}'} per claim).")
+    print(versions.line())
