@@ -119,7 +119,7 @@ def regenerate(root: Path, paths, check: bool) -> list[str]:
     for path in paths:
         text = path.read_text(encoding="utf-8")
 
-        def replace(match):
+        def replace(match, path=path):
             kind, source, content = match.groups()
             expected = expected_content(kind, source, root, cache)
             if comparable(content) != comparable(expected):
