@@ -5,6 +5,7 @@ the arithmetic, and the range of the other arithmetic."""
 import mpmath
 import pytest
 
+import ovk_ref
 from ovk_ref import tolerances
 from ovk_ref.monorma import check_r, r_range
 
@@ -52,3 +53,11 @@ def test_an_r_outside_the_range_names_the_range_the_arithmetic_and_the_other_one
     assert str(raised.value) == (f"r must lie in the usable range {_range(m, precision)} {where} ({other}), got {r!r}: "
                                  "outside it the delta update loses sum_j delta_j^r = 1 or its weights to rounding "
                                  "(spec 6.3)")
+
+
+def test_monorma_checks_r_in_its_own_arithmetic():
+    """MONORMA at 50 digits takes an r that float64 refuses (1e30), and refuses it in float64."""
+    kernels = [ovk_ref.LinearQuadratic(1.0, 2), ovk_ref.gaussian_separable(1.0, 2)]
+    assert ovk_ref.MONORMA(kernels, lam=0.1, eta=0.5, r=1e30, precision=50).r == 1e30
+    with pytest.raises(ValueError, match=r"r must lie in the usable range \[0\.05, 1e\+03\] for 2 kernels in float64"):
+        ovk_ref.MONORMA(kernels, lam=0.1, eta=0.5, r=1e30)
