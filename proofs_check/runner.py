@@ -452,7 +452,8 @@ def informative_share(claim_id: str, count: int, seed: int = 0, looks: int = 1) 
     as a fixed-size measurement does. A strategy at or below the floor is thus passed at most
     ``(looks - 1) * SHARE_LOOK_ALPHA`` more often than by one measurement on all the draws (and one above it failed at
     most that much more often), while a strategy far from the floor stops after a stage."""
-    from scipy import stats  # here, not at the top: half a second of every verify's start, for the tests alone
+    # scipy.stats here, not at the top: half a second of every verify's start, for the tests alone
+    from scipy import stats
 
     claim, seen, informative = CLAIMS[claim_id], [], 0
     for shard in range(looks):

@@ -7,9 +7,8 @@ import types
 
 import pytest
 
-from proofs_check import CLAIMS
+from proofs_check import CLAIMS, runner
 from proofs_check.parallel import map_ordered
-from proofs_check import runner
 from proofs_check.runner import INFORMATIVE_FLOOR, informative_share
 
 #: draws per claim: a share near 80% is then measured to about +-3 points (one standard deviation)
