@@ -125,6 +125,10 @@ SHRINK_BUDGET = {"ci": 150, "dev": 400, "thorough": 3000}
 #: (``informative_share``; tests/meta/test_strategy_quality.py): a run only counts its informative instances
 INFORMATIVE_FLOOR = 0.8
 
+#: level of the one-sided binomial test that lets ``informative_share`` decide at an earlier look: each early look
+#: changes the outcome of one fixed-size measurement on every draw with probability at most this much
+SHARE_LOOK_ALPHA = 1e-3
+
 
 def informative_floor(profile: str, examples: int | None = None) -> int:
     """Informative instances a holds/open verdict needs: ``INFORMATIVE_FLOOR`` of ``examples`` (default: the
@@ -420,14 +424,14 @@ def _replay_known(claim, impl, verdict) -> None:
             return
 
 
-def sample(claim_id: str, count: int, seed: int = 0) -> list:
+def sample(claim_id: str, count: int, seed: int = 0, shard: int = 0) -> list:
     """``count`` draws of the claim's strategy, distinct, in draw order (Hypothesis' generation alone, seeded from the
-    claim id and ``seed``: no steering, no rejection, the strategy as it is)."""
+    claim id, ``seed`` and ``shard`` (``search_seed``): no steering, no rejection, the strategy as it is)."""
     found = []
 
     @settings(max_examples=count, phases=[Phase.generate], database=None, deadline=None,
               suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
-    @hypothesis_seed(search_seed(claim_id, seed))
+    @hypothesis_seed(search_seed(claim_id, seed, shard))
     @given(CLAIMS[claim_id].instances)
     def collect(instance):
         if instance not in found:
@@ -437,11 +441,29 @@ def sample(claim_id: str, count: int, seed: int = 0) -> list:
     return found
 
 
-def informative_share(claim_id: str, count: int, seed: int = 0) -> tuple:
-    """``(informative, drawn)`` over ``sample(claim_id, count, seed)``: the informative share of the claim's strategy,
-    measured with enough draws once (the tests), where a verify run only counts its informative instances."""
-    instances = sample(claim_id, count, seed)
-    return sum(bool(evaluate(CLAIMS[claim_id], instance)[1].informative) for instance in instances), len(instances)
+def informative_share(claim_id: str, count: int, seed: int = 0, looks: int = 1) -> tuple:
+    """``(informative, drawn)``: the informative share of the claim's strategy on up to ``count`` distinct seeded
+    draws, measured with enough draws once (the tests), where a verify run only counts its informative instances.
+
+    The draws come in ``looks`` stages of ``count // looks`` (``sample``, shards 0, 1, ...). After each stage but the
+    last the counts so far stop the measurement when a one-sided binomial test already places the share above
+    ``INFORMATIVE_FLOOR`` (or below it) at level ``SHARE_LOOK_ALPHA``; the last stage compares the share with the floor
+    as a fixed-size measurement does. A strategy at or below the floor is thus passed at most
+    ``(looks - 1) * SHARE_LOOK_ALPHA`` more often than by one measurement on all the draws (and one above it failed at
+    most that much more often), while a strategy far from the floor stops after a stage."""
+    # scipy.stats here, not at the top: half a second of every verify's start, for the tests alone
+    from scipy import stats
+
+    claim, seen, informative = CLAIMS[claim_id], [], 0
+    for shard in range(looks):
+        instances = [instance for instance in sample(claim_id, count // looks, seed, shard) if instance not in seen]
+        seen.extend(instances)
+        informative += sum(bool(evaluate(claim, instance)[1].informative) for instance in instances)
+        drawn = len(seen)
+        if shard < looks - 1 and min(stats.binom.sf(informative - 1, drawn, INFORMATIVE_FLOOR),
+                                     stats.binom.cdf(informative, drawn, INFORMATIVE_FLOOR)) <= SHARE_LOOK_ALPHA:
+            break
+    return informative, drawn
 
 
 def verify(claim_ids=None, profile: str | None = None, impl=ovk_ref, seed: int | None = None, progress=None) -> list[Verdict]:

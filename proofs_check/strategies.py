@@ -9,6 +9,7 @@ regime satisfies a claim's hypotheses, or breaks exactly one: ``hyp3_without_lam
 """
 from __future__ import annotations
 
+import fractions
 import functools
 import itertools
 import math
@@ -247,12 +248,22 @@ def streams(draw, p: int, d: int, *, loss="squared", min_n: int = 1, max_n: int 
         return X, np.eye(d)[classes]
     targets = bounded_arrays((n, d), bound=y_bound)
     Y = draw(not_all_zero(targets, first_row=True) if nonzero else targets)
-    norms = np.linalg.norm(Y, axis=1, keepdims=True)
     if extreme:
-        Y = np.where(norms > 0, Y * (y_bound / np.maximum(norms, 1e-300)), Y)
         norms = np.linalg.norm(Y, axis=1, keepdims=True)
-    # rescaled rows get a few ulps of room, so that ||y|| <= y_bound survives the rounding of the division
-    return X, np.where(norms > y_bound, Y * (y_bound / np.maximum(norms, 1e-300) * (1 - 4 * np.finfo(float).eps)), Y)
+        Y = np.where(norms > 0, Y * (y_bound / np.maximum(norms, 1e-300)), Y)
+    return X, within_bound(Y, y_bound)
+
+
+def within_bound(Y, y_bound: float):
+    """``Y`` with every row's exact norm at most ``y_bound`` (Hyp. 1, ``||y_t|| <= C_y``): a row over it is rescaled to
+    ``y_bound`` less a few ulps, so that the bound survives the rounding of the division. Exactly, not as float64
+    rounds the norm: ``0.5773502691896258 (1, 1, 1)`` has float64 norm 1 and squared norm ``1 + 2.7e-16``."""
+    norms = np.linalg.norm(Y, axis=1, keepdims=True)
+    near = norms[:, 0] >= y_bound * (1 - 8 * np.finfo(float).eps)   # float64's norm is within a few ulps of the exact one
+    over = [norm > y_bound or (close and sum(fractions.Fraction(float(value)) ** 2 for value in row)
+                               > fractions.Fraction(y_bound) ** 2) for row, norm, close in zip(Y, norms[:, 0], near)]
+    return np.where(np.array(over, dtype=bool).reshape(-1, 1),
+                    Y * (y_bound / np.maximum(norms, 1e-300) * (1 - 4 * np.finfo(float).eps)), Y)
 
 
 @st.composite

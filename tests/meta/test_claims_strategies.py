@@ -1,9 +1,12 @@
 """Meta-tests of the claim-instance strategies: valid by construction for the hypotheses they promise."""
+import fractions
 import json
 
 import numpy as np
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import ovk_ref
 from proofs_check import CLAIMS, constants, strategies
@@ -96,3 +99,31 @@ def test_losses_among_must_be_a_tuple_of_names(among):
 def test_hyp2_among_losses_without_a_lipschitz_one_is_refused():
     with pytest.raises(ValueError, match="Lipschitz constant"):
         strategies.lipschitz_names(("squared",))
+
+
+def _exact_norm_within(row, bound) -> bool:
+    return sum(fractions.Fraction(float(value)) ** 2 for value in row) <= fractions.Fraction(bound) ** 2
+
+
+@given(strategies.onorma_instances("hyp3", extreme=True))
+def test_extreme_targets_meet_hyp1_exactly(instance):
+    """Every ``||y_t|| <= C_y`` in exact arithmetic, not up to float64's rounding of the norm: the targets of norm
+    ``C_y`` are where ``prop2.iv_tight`` is attained, and 1 ulp over it was reported as a counterexample (thorough)."""
+    assert all(_exact_norm_within(row, instance["C_y"]) for row in instance["Y"])
+
+
+@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, max_side=5),
+                  elements=st.floats(-2.0, 2.0, allow_subnormal=False)),
+       st.floats(0.01, 3.0))
+def test_within_bound_rescales_exactly_the_rows_over_the_bound(Y, bound):
+    result = strategies.within_bound(Y, bound)
+    assert all(_exact_norm_within(row, bound) for row in result)
+    assert all(np.array_equal(new, old) for new, old in zip(result, Y) if _exact_norm_within(old, bound))
+
+
+def test_a_row_whose_float64_norm_is_the_bound_but_exceeds_it_is_rescaled():
+    """The planted fault, the float64 norm alone (the rule before): ``0.5773502691896258 (1, 1, 1)`` has norm 1.0 in
+    float64, squared norm ``1 + 2.7e-16`` exactly."""
+    row = np.full((1, 3), 0.5773502691896258)
+    assert np.linalg.norm(row) == 1.0 and not _exact_norm_within(row[0], 1.0)
+    assert _exact_norm_within(strategies.within_bound(row, 1.0)[0], 1.0)

@@ -1,16 +1,23 @@
 """A claim's strategy draws informative instances (what its check requires to test the claim at all) at least 80% of
-the time: measured once here on DRAWS seeded draws per claim, where a verify run only counts its informative instances
-(runner.INFORMATIVE_FLOOR). A strategy aimed elsewhere than its claim fails this test before it thins a verdict."""
+the time: measured once here on up to DRAWS seeded draws per claim in LOOKS stages, where a verify run only counts its
+informative instances (runner.INFORMATIVE_FLOOR). A strategy aimed elsewhere than its claim fails this test before it
+thins a verdict."""
 import functools
+import types
 
 import pytest
 
 from ovk_cli.parallel import map_ordered
-from proofs_check import CLAIMS
+from proofs_check import CLAIMS, runner
 from proofs_check.runner import INFORMATIVE_FLOOR, informative_share
 
 #: draws per claim: a share near 80% is then measured to about +-3 points (one standard deviation)
 DRAWS = 200
+
+#: stages of DRAWS / LOOKS draws: a share that a one-sided binomial test at level runner.SHARE_LOOK_ALPHA already
+#: places above (or below) the floor after a stage stops there (most strategies draw 95% informative instances or
+#: more, and stop after 50 draws); a share near the floor is measured on all DRAWS
+LOOKS = 4
 
 #: every claim whose verdict rests on a floor of informative instances, but those informative by construction (their
 #: check marks every instance informative: the share is 1 whatever the strategy draws)
@@ -20,13 +27,13 @@ MEASURED = [claim_id for claim_id, claim in CLAIMS.items()
 
 def low_shares(claim_ids, draws=DRAWS, workers=2) -> dict:
     """claim id -> (informative, drawn) for the claims whose informative share is below INFORMATIVE_FLOOR."""
-    shares = map_ordered(functools.partial(informative_share, count=draws), claim_ids, workers=workers)
+    shares = map_ordered(functools.partial(informative_share, count=draws, looks=LOOKS), claim_ids, workers=workers)
     return {claim_id: share for claim_id, share in zip(claim_ids, shares) if share[0] < INFORMATIVE_FLOOR * share[1]}
 
 
 @pytest.mark.slow
 def test_every_strategy_draws_at_least_four_informative_instances_in_five():
-    """~45 claims x 200 draws, on 2 worker processes (about a minute and a half on 2 quiet cores)."""
+    """~50 claims x 50 to 200 draws, on 2 worker processes."""
     assert low_shares(MEASURED) == {}
 
 
@@ -41,4 +48,26 @@ def test_a_strategy_aimed_elsewhere_fails(monkeypatch):
         return outcome
     monkeypatch.setattr(CLAIMS["def1.psd"], "check", picky)
     informative, drawn = low_shares(["def1.psd"], draws=DRAWS, workers=1)["def1.psd"]
-    assert drawn > 150 and informative < 0.6 * drawn
+    assert drawn >= 40 and informative < 0.6 * drawn
+
+
+def staged_share(monkeypatch, informative_per_stage, stage=DRAWS // LOOKS) -> tuple:
+    """``informative_share`` of a stand-in strategy whose stage ``k`` draws ``stage`` distinct instances, the first
+    ``informative_per_stage[k]`` of them informative."""
+    monkeypatch.setattr(runner, "sample", lambda claim_id, count, seed, shard: [(shard, i) for i in range(count)])
+    monkeypatch.setattr(runner, "evaluate", lambda claim, instance: (
+        False, types.SimpleNamespace(informative=instance[1] < informative_per_stage[instance[0]]), False))
+    return informative_share("def1.psd", count=DRAWS, looks=LOOKS)
+
+
+@pytest.mark.parametrize("stages, expected", [
+    ((50, 0, 0, 0), (50, 50)),          # 50 of 50: P(Bin(50, 0.8) >= 50) = 1.4e-5, above the floor: stops
+    ((49, 0, 0, 0), (49, 50)),          # P(Bin(50, 0.8) >= 49) = 1.9e-4: stops
+    ((48, 48, 0, 0), (96, 100)),        # P(Bin(50, 0.8) >= 48) = 1.3e-3 goes on; P(Bin(100, 0.8) >= 96) = 3.7e-6
+    ((25, 50, 50, 50), (25, 50)),       # P(Bin(50, 0.8) <= 25) = 2.1e-6, below the floor: stops
+    ((42, 38, 40, 30), (150, 200)),     # 84%, 80%, 80% after the early stages is no evidence: 75% on all 200
+])
+def test_an_early_look_stops_only_on_evidence_beyond_the_floor(monkeypatch, stages, expected):
+    """The binomial tails at the floor 0.8 decide an early stop, not the share so far: the planted fault, a rule that
+    stops once the share is above the floor, passes the last strategy (42 of 50) that has 75% on all its draws."""
+    assert staged_share(monkeypatch, stages) == expected

@@ -127,11 +127,16 @@ ONORMA_WINDOW = saved(onorma_after(5, truncation=3))      # indices 3, 4, 5
 MONORMA_3 = saved(monorma_after(3))
 FRESH = saved(ovk_ref.ONORMA(KERNEL, lam=0.1, eta=0.5))
 
+#: the whole rules, word-bounded: a state's check names the field and its rule in full
+INDICES_RULE = r"\bstate\.indices must be the increasing rounds of the stored terms, the last one t\b"
+TERMS_RULE = r"\bstate\.centres and state\.alphas must be lists of the same length, at most t\b"
+MONORMA_TERMS_RULE = r"\bstate\.alphas must hold t coefficients \(MONORMA keeps every one\)"
+
 BAD_STATES = {
-    "indices not increasing": (changed(ONORMA_WINDOW, indices=[4, 3, 5]), "state.indices must be the increasing"),
-    "indices repeated": (changed(ONORMA_WINDOW, indices=[3, 5, 5]), "state.indices must be the increasing"),
-    "last index not t": (changed(ONORMA_WINDOW, indices=[2, 3, 4]), "state.indices must be the increasing"),
-    "one index too few": (changed(ONORMA_WINDOW, indices=[4, 5]), "state.indices must be the increasing"),
+    "indices not increasing": (changed(ONORMA_WINDOW, indices=[4, 3, 5]), INDICES_RULE),
+    "indices repeated": (changed(ONORMA_WINDOW, indices=[3, 5, 5]), INDICES_RULE),
+    "last index not t": (changed(ONORMA_WINDOW, indices=[2, 3, 4]), INDICES_RULE),
+    "one index too few": (changed(ONORMA_WINDOW, indices=[4, 5]), INDICES_RULE),
     "index 0": (changed(ONORMA_WINDOW, indices=[0, 4, 5]), "state.indices must be >= 1"),
     "index a float": (changed(ONORMA_WINDOW, indices=[3.0, 4, 5]), "state.indices must be an int"),
     "index a bool": (changed(ONORMA_WINDOW, indices=[True, 4, 5]), "state.indices must be an int"),
@@ -139,15 +144,15 @@ BAD_STATES = {
     "indices missing": (without(ONORMA_WINDOW, "indices"), "state.indices must be a list"),
     "norm2 missing": (without(ONORMA_WINDOW, "norm2"), "state.norm2 must be a number written as a string"),
     "norm2 an array": (changed(ONORMA_WINDOW, norm2=["0x0p+0"]), r"state.norm2 must have shape \(\)"),
-    "more terms than rounds": (changed(ONORMA_WINDOW, t=2), "state.centres and state.alphas"),
+    "more terms than rounds": (changed(ONORMA_WINDOW, t=2), TERMS_RULE),
     "a centre too many": (changed(ONORMA_WINDOW, centres=ONORMA_WINDOW["state"]["centres"] * 2),
-                          "state.centres and state.alphas"),
+                          TERMS_RULE),
     "centres not a list": (changed(ONORMA_WINDOW, centres={}), "state.centres must be a list"),
     "a coefficient of the wrong length": (changed(MONORMA_3, alphas=[a + ["0x0p+0"] for a in MONORMA_3["state"]["alphas"]]),
                                           r"state.alphas\[0\] must have shape \(2,\)"),
     "monorma without every coefficient": (
         changed(MONORMA_3, t=4, last_prediction=MONORMA_3["state"]["last_prediction"]),
-        "state.alphas must hold t coefficients"),
+        MONORMA_TERMS_RULE),
     "a weight too many": (changed(MONORMA_3, weights=MONORMA_3["state"]["weights"] * 2),
                           r"state.weights must have shape \(2,\)"),
     "gamma of the wrong size": (changed(MONORMA_3, gamma=MONORMA_3["state"]["gamma"][:1]),
