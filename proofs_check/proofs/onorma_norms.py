@@ -96,22 +96,23 @@ def _sharpened(instance, impl) -> list:
     return comparisons
 
 
-def _prop1_i(instance, impl) -> list:
+def _new_coefficient_bounded(instance, impl, squared: bool, gradient_bound) -> list:
+    """``||alpha_{t,t}|| <= eta_t G`` at every round, with its steps: Prop. 1(i) (``G = C``), Prop. 2(iii)
+    (``G = 2 C_y``, the squared loss)."""
     run = onorma_run(instance, impl)
     comparisons = []
     for t in range(1, run.n + 1):
-        comparisons += _gradient_comparisons(run, t, False) + _new_coefficient(run, t)
-        comparisons.append(inequality("conclusion", np.linalg.norm(run.new[t - 1]), run.etas[t - 1] * instance["C"], t))
+        comparisons += _gradient_comparisons(run, t, squared) + _new_coefficient(run, t)
+        comparisons.append(inequality("conclusion", np.linalg.norm(run.new[t - 1]), run.etas[t - 1] * gradient_bound, t))
     return comparisons
+
+
+def _prop1_i(instance, impl) -> list:
+    return _new_coefficient_bounded(instance, impl, False, instance["C"])
 
 
 def _prop2_iii(instance, impl) -> list:
-    run = onorma_run(instance, impl)
-    comparisons = []
-    for t in range(1, run.n + 1):
-        comparisons += _gradient_comparisons(run, t, True) + _new_coefficient(run, t)
-        comparisons.append(inequality("conclusion", np.linalg.norm(run.new[t - 1]), 2 * run.etas[t - 1] * instance["C_y"], t))
-    return comparisons
+    return _new_coefficient_bounded(instance, impl, True, 2 * instance["C_y"])
 
 
 def _paper_induction(instance, impl) -> list:
