@@ -15,7 +15,6 @@ COMPLEXITY_LIMIT = 15
 OVER_THE_LIMIT = {
     "ovk_conform/fresh.py:draw_case",                        # 48: one draw order per seed (fresh cases replay)
     "ovk_fast/compiled.py:_squared_rounds",                  # 20: a numba kernel
-    "proofs_check/proofs/theorems.py:_comparisons",          # 18
 }
 
 
