@@ -11,6 +11,7 @@ shrunk (``shrink``) to a short stream that still fails and written as a replayab
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import time
 from pathlib import Path
@@ -70,72 +71,122 @@ LONG_FAMILIES = ("gaussian_separable", "linear_separable", "polynomial_separable
                  "linear_quadratic")
 #: the scope's ``inputs`` value of each placement of the inputs a fresh case draws
 PLACEMENTS = ("near", "offset", "scaled", "scaled")
+#: (offset, scale) of the inputs at each placement: ``x = offset + scale U``
+PLACEMENT_OFFSET_SCALE = ((0.0, 1.0), (1e6, 1.0), (0.0, 1e-4), (0.0, 1e4))
+#: the losses whose outputs are one-hot classes
+CLASS_LOSSES = ("hinge", "softmax")
 
 
-def _families(scope, algorithm: str) -> tuple:
+def _families(scope, algorithm: str, long: bool) -> tuple:
     """The kernel families fresh cases of ``algorithm`` may use: the scope's, without ``sum`` when no other
-    family is there to be summed."""
+    family is there to be summed; long streams keep to ``LONG_FAMILIES`` when the scope has one of them."""
     families = scope.algorithms[algorithm]["kernels"]
-    return tuple(name for name in families if name != "sum" or len(families) > 1)
-
-
-def draw_case(seed: int, index: int, scope, long: bool = False) -> tuple:
-    """The ``index``-th fresh case of ``seed`` inside ``scope`` (``scope.Scope``) as (algorithm, case dict),
-    inputs and parameters only; ``long``: from the long streams' draw (``LONG_ROUNDS``)."""
-    rng = np.random.default_rng([seed, index, 1] if long else [seed, index])
-    algorithms = [name for name in scope.algorithms if not long or name != "batch_ridge"] or list(scope.algorithms)
-    algorithm = str(algorithms[0] if long else rng.choice(algorithms))
-    axes, families = scope.algorithms[algorithm], _families(scope, algorithm)
+    families = tuple(name for name in families if name != "sum" or len(families) > 1)
     if long:
         families = tuple(name for name in families if name in LONG_FAMILIES) or families
-    p, d = int(rng.integers(1, 6)), int(rng.integers(1, 5))
-    # far or extreme inputs (placements 1-3) only with Gaussian kernels (the bandwidth follows the scale); long
-    # streams near the origin when the scope has them
-    weights = np.array([0.55, 0.15, 0.15, 0.15]) * [kind in axes["inputs"] for kind in PLACEMENTS]
-    if "gaussian_separable" not in families or long and "near" in axes["inputs"]:
+    return families
+
+
+def _draw_algorithm(rng, scope, long: bool) -> str:
+    """Any algorithm of the scope; a long stream's is the first one that is not batch ridge (drawn from nothing)."""
+    algorithms = [name for name in scope.algorithms if not long or name != "batch_ridge"] or list(scope.algorithms)
+    return str(algorithms[0] if long else rng.choice(algorithms))
+
+
+def _draw_placement(rng, inputs: tuple, families: tuple, long: bool) -> int:
+    """The index in ``PLACEMENTS`` of where the inputs lie: far or extreme inputs (placements 1-3) only with Gaussian
+    kernels (the bandwidth follows the scale); long streams near the origin when the scope has them."""
+    weights = np.array([0.55, 0.15, 0.15, 0.15]) * [kind in inputs for kind in PLACEMENTS]
+    if "gaussian_separable" not in families or long and "near" in inputs:
         weights[1:] = 0.0
-    placement = int(rng.choice(4, p=weights / weights.sum()))
-    offset, scale = [(0.0, 1.0), (1e6, 1.0), (0.0, 1e-4), (0.0, 1e4)][placement]
+    return int(rng.choice(4, p=weights / weights.sum()))
+
+
+def _draw_truncation_and_rounds(rng, algorithm: str, axes: dict, long: bool) -> tuple:
+    """The truncation kind (ONORMA; ``none`` elsewhere, and never for a long stream when there is another) and the
+    number of rounds: 2 to 40, or ``LONG_ROUNDS`` of the truncation (ONORMA) or of the algorithm."""
     kinds = [kind for kind in axes.get("truncations", ("none",)) if not long or kind != "none"] or ["none"]
     truncation = str(rng.choice(kinds))
-    if long:
-        low, high = LONG_ROUNDS[truncation if algorithm == "onorma" else algorithm]
-        n = int(rng.integers(low, high + 1))
-    else:
-        n = int(rng.integers(2, 41))
+    if not long:
+        return truncation, int(rng.integers(2, 41))
+    low, high = LONG_ROUNDS[truncation if algorithm == "onorma" else algorithm]
+    return truncation, int(rng.integers(low, high + 1))
+
+
+def _draw_kernel_families(rng, algorithm: str, placement: int, families: tuple, long: bool) -> list:
+    """The family of each kernel: one (MONORMA: 2 to 5, or 2 to 3 for a long stream), Gaussian for inputs that are
+    not near the origin. MONORMA draws its families after one unused draw of a single family."""
     family = "gaussian_separable" if placement else str(rng.choice(families))
-    if algorithm == "monorma":
-        families_used = ["gaussian_separable" if placement else str(rng.choice(families))
-                         for _ in range(int(rng.integers(2, 4 if long else 6)))]
+    if algorithm != "monorma":
+        return [family]
+    return ["gaussian_separable" if placement else str(rng.choice(families))
+            for _ in range(int(rng.integers(2, 4 if long else 6)))]
+
+
+def _draw_loss(rng, axes: dict):
+    """One of ``LOSSES`` among the scope's, or None for an algorithm without a loss (batch ridge)."""
     loss_name = str(rng.choice(axes["losses"])) if "losses" in axes else None
-    loss = next((loss for loss in LOSSES if loss["type"] == loss_name), None)
-    classes = loss is not None and loss["type"] in ("hinge", "softmax")
-    if classes and d == 1:
-        d = 2
-    # |x| <= 1 for the kernels that grow with |x| (then every kernel norm is at most about 2^3 = 8)
+    return next((loss for loss in LOSSES if loss["type"] == loss_name), None)
+
+
+def _draw_stream(rng, n: int, p: int, d: int, placement: int, classes: bool) -> tuple:
+    """``X`` (n, p) at ``placement``, ``|x| <= 1`` near the origin (for the kernels that grow with |x|, so that every
+    kernel norm is at most about 2^3 = 8); ``Y`` (n, d): one-hot ``classes`` or standard normal."""
+    offset, scale = PLACEMENT_OFFSET_SCALE[placement]
     X = offset + scale * rng.uniform(0.0, 1.0, size=(n, p)) / (1.0 if placement else np.sqrt(p))
     if placement:       # spread exactly ``scale`` in the first input: the placement the scope sees (input_placement)
         X[0, 0], X[-1, 0] = offset, offset + scale
     Y = np.eye(d)[rng.integers(0, d, size=n)] if classes else rng.standard_normal((n, d))
+    return X, Y
+
+
+def _draw_truncation(rng, truncation: str, n: int, long: bool) -> dict:
+    """ONORMA's ``truncation`` argument (empty for ``none``): a window of 1 to n rounds (long: 8 to ``LONG_WINDOW``),
+    or Theorem 2's schedule with t0 in 1..5 (long: epsilon 0.1)."""
+    if truncation == "window":
+        return {"truncation": {"type": "window",
+                               "s": int(rng.integers(8, LONG_WINDOW + 1) if long else rng.integers(1, n + 1))}}
+    if truncation == "theorem2":
+        return {"truncation": {"type": "theorem2", "t0": int(rng.integers(1, 6)),
+                               "epsilon": 0.1 if long else float(rng.choice([0.1, 0.25, 0.4]))}}
+    return {}
+
+
+def _draw_arguments(rng, algorithm: str, kernel, kernel_families: list, loss, truncation: str, n: int,
+                    long: bool) -> dict:
+    """The algorithm's parameters: lam, eta with ``eta_1 kappa^2 <= 2`` (stable runs), the kernel(s) (``kernel``
+    draws one of a family), ONORMA's truncation, MONORMA's r."""
     lam = float(rng.uniform(0.02, 0.5))
     eta = float(min(rng.uniform(0.05, 0.25), 0.99 / lam))     # eta_1 kappa^2 <= 2: stable runs
-    arguments = {"lam": lam}
-    mu_scale = scale * scale
     if algorithm == "batch_ridge":
-        arguments = {"kernel": _kernel(rng, family, p, d, mu_scale, families), "lam": max(lam, 0.05)}
-    elif algorithm == "onorma":
-        arguments.update(kernel=_kernel(rng, family, p, d, mu_scale, families), loss=loss, eta=eta)
-        if truncation == "window":
-            arguments["truncation"] = {"type": "window",
-                                       "s": int(rng.integers(8, LONG_WINDOW + 1) if long else rng.integers(1, n + 1))}
-        elif truncation == "theorem2":
-            arguments["truncation"] = {"type": "theorem2", "t0": int(rng.integers(1, 6)),
-                                       "epsilon": 0.1 if long else float(rng.choice([0.1, 0.25, 0.4]))}
-    else:
-        arguments.update(kernels=[_kernel(rng, f, p, d, mu_scale, families) for f in families_used], loss=loss,
-                         eta=eta, r=float(rng.choice([0.1, 0.5, 1.0, 2.0, 10.0])))
-    comment = (f"fresh {'long ' if long else ''}case {index} of seed {seed}: {algorithm}, "
-               f"{family if algorithm != 'monorma' else '+'.join(families_used)}"
+        return {"kernel": kernel(kernel_families[0]), "lam": max(lam, 0.05)}
+    if algorithm == "onorma":
+        return {"lam": lam, "kernel": kernel(kernel_families[0]), "loss": loss, "eta": eta,
+                **_draw_truncation(rng, truncation, n, long)}
+    return {"lam": lam, "kernels": [kernel(family) for family in kernel_families], "loss": loss, "eta": eta,
+            "r": float(rng.choice([0.1, 0.5, 1.0, 2.0, 10.0]))}
+
+
+def draw_case(seed: int, index: int, scope, long: bool = False) -> tuple:
+    """The ``index``-th fresh case of ``seed`` inside ``scope`` (``scope.Scope``) as (algorithm, case dict),
+    inputs and parameters only; ``long``: from the long streams' draw (``LONG_ROUNDS``). The draws come in one
+    fixed order (a seed replays its cases): algorithm, sizes, placement, truncation and rounds, kernel families,
+    loss, stream, parameters."""
+    rng = np.random.default_rng([seed, index, 1] if long else [seed, index])
+    algorithm = _draw_algorithm(rng, scope, long)
+    axes, families = scope.algorithms[algorithm], _families(scope, algorithm, long)
+    p, d = int(rng.integers(1, 6)), int(rng.integers(1, 5))
+    placement = _draw_placement(rng, axes["inputs"], families, long)
+    truncation, n = _draw_truncation_and_rounds(rng, algorithm, axes, long)
+    kernel_families = _draw_kernel_families(rng, algorithm, placement, families, long)
+    loss = _draw_loss(rng, axes)
+    classes = loss is not None and loss["type"] in CLASS_LOSSES
+    d = 2 if classes and d == 1 else d
+    X, Y = _draw_stream(rng, n, p, d, placement, classes)
+    offset, scale = PLACEMENT_OFFSET_SCALE[placement]
+    kernel = functools.partial(_kernel, rng, p=p, d=d, mu_scale=scale * scale, families=families)
+    arguments = _draw_arguments(rng, algorithm, kernel, kernel_families, loss, truncation, n, long)
+    comment = (f"fresh {'long ' if long else ''}case {index} of seed {seed}: {algorithm}, {'+'.join(kernel_families)}"
                + (f", {loss['type']} loss" if loss else "") + (f", x = {offset:g} + {scale:g} U" if placement else ""))
     return algorithm, {"id": f"fresh-{seed}-{'L' if long else ''}{index}", "comment": comment,
                        "flags": ["fresh", "long"] if long else ["fresh"], "X": X, "Y": Y, "arguments": arguments}

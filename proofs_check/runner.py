@@ -297,6 +297,16 @@ def _settings(profile: str, shrink: bool, examples: int | None = None):
     return settings(**options)
 
 
+def _claim_and_profile(claim_id: str, profile: str | None) -> tuple:
+    """The registered claim ``claim_id`` and the profile (default: HYPOTHESIS_PROFILE or dev), each checked."""
+    if claim_id not in CLAIMS:
+        raise ValueError(f"claim must be one of the registered ids (ovk-check claims), got {claim_id!r}")
+    profile = profile or profiles.default_profile()
+    if profile not in profiles.PROFILES:
+        raise ValueError(f"profile must be one of {sorted(profiles.PROFILES)}, got {profile!r}")
+    return CLAIMS[claim_id], profile
+
+
 def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int | None = None, progress=None,
               shrink: bool = True, shard: int = 0, examples: int | None = None) -> Verdict:
     """Search claim ``claim_id`` for a counterexample under ``profile`` (default: HYPOTHESIS_PROFILE or dev).
@@ -309,12 +319,7 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
     unit of a split search (``proofs_check.units``): another search seed, ``examples`` informative instances
     instead of the profile's ``max_examples``.
     """
-    if claim_id not in CLAIMS:
-        raise ValueError(f"claim must be one of the registered ids (ovk-check claims), got {claim_id!r}")
-    profile = profile or profiles.default_profile()
-    if profile not in profiles.PROFILES:
-        raise ValueError(f"profile must be one of {sorted(profiles.PROFILES)}, got {profile!r}")
-    claim = CLAIMS[claim_id]
+    claim, profile = _claim_and_profile(claim_id, profile)
     verdict = Verdict(claim=claim_id, expected=claim.expected, verdict="not applicable", profile=profile,
                       floor=min(informative_floor(profile, examples), claim.space or math.inf))
     if not claim.applies_to(impl):

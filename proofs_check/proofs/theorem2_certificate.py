@@ -96,6 +96,20 @@ def _products(rho: str, length: int):
     return products
 
 
+def _prefix_terms(rho: str, schedule: Schedule):
+    """The exact prefix of ``S_n``: ``(t, sqrt(t/i_t) P_{i_t,t})`` at each drop ``t <= PREFIX`` (none before ``t0 + 2``)."""
+    if schedule.t0 + 1 >= PREFIX:
+        return
+    arb = _flint().arb
+    products = _products(rho, PREFIX)
+    cut = 0
+    for t in range(schedule.t0 + 2, PREFIX + 1):
+        new = schedule.cut(t)
+        if new > cut:
+            yield t, (arb(t) / new).sqrt() * products[t] / products[new]
+        cut = new
+
+
 def certify(rho: str, epsilon: str, t0: int) -> Certificate:
     """Decide ``S_n <= 8 rho sqrt(n)`` for every n (``certified``), or prove an n where it fails (``refuted``)."""
     flint = _flint()
@@ -127,22 +141,14 @@ def certify(rho: str, epsilon: str, t0: int) -> Certificate:
         return None
 
     # 1. the exact prefix
-    prefix = PREFIX
-    if t0 + 1 < prefix:
-        products = _products(rho, prefix)
-        cut = 0
-        for t in range(t0 + 2, prefix + 1):
-            new = schedule.cut(t)
-            if new > cut:
-                term = (arb(t) / new).sqrt() * products[t] / products[new]
-                upper, lower = upper + term, lower + term
-                state = check(upper, lower, t, t)
-                if state:
-                    return Certificate(rho, epsilon, t0, state, t if state == "refuted" else failed_at,
-                                       worst if state != "refuted" else float((lower / (eight_rho * arb(t).sqrt())).mid()))
-            cut = new
+    for t, term in _prefix_terms(rho, schedule):
+        upper, lower = upper + term, lower + term
+        state = check(upper, lower, t, t)
+        if state:
+            return Certificate(rho, epsilon, t0, state, t if state == "refuted" else failed_at,
+                               worst if state != "refuted" else float((lower / (eight_rho * arb(t).sqrt())).mid()))
     # 2. blocks, 3. the tail
-    a = max(prefix, t0 + 1)
+    a = max(PREFIX, t0 + 1)
     blocks = 0
     while a < HORIZON:
         b = math.ceil(a * (1 + BLOCK_GROWTH)) if a >= 100 else a + 1
@@ -197,6 +203,29 @@ def _increasing(schedule: Schedule, N: int) -> bool:
     return (N - schedule.t0) ** (q - p) * q**q >= (2 * p) ** q
 
 
+def _doubling(rho: str, epsilon: str, tried: dict, limit: int) -> tuple:
+    """Certify t0 = 2, 4, 8, ... (each certificate into ``tried``) until one is certified or t0 reaches ``limit``;
+    returns ``(low, high)``: the last t0 not certified before ``high``, and the last t0 tried."""
+    low, high = 1, 2
+    while True:
+        tried[high] = certify(rho, epsilon, high)
+        if tried[high].status == "certified":
+            break
+        if high >= limit:
+            break
+        low, high = high, high * 2
+    return low, high
+
+
+def _bisection(rho: str, epsilon: str, tried: dict, low: int, high: int, relative: Fraction) -> None:
+    """Bisect between ``low`` (not certified) and ``high`` (certified) down to ``relative`` of ``high`` (exact below
+    128), each certificate into ``tried``; nothing to do when ``high`` is not certified."""
+    while tried[high].status == "certified" and high - low > max(1, int(high * relative) if high >= 128 else 1):
+        middle = (low + high) // 2
+        tried[middle] = certify(rho, epsilon, middle)
+        low, high = (low, middle) if tried[middle].status == "certified" else (middle, high)
+
+
 def smallest_t0(rho: str, epsilon: str, *, limit: int = 2**62, relative: Fraction = Fraction(1, 100)) -> dict:
     """The smallest certified t0 found: 1, else doubling until certified, then bisection down to ``relative`` (exact
     below 128). Returns the certified t0 with its certificate, the largest t0 below it that was not certified (refuted,
@@ -204,18 +233,8 @@ def smallest_t0(rho: str, epsilon: str, *, limit: int = 2**62, relative: Fractio
     ``S_n > 8 rho sqrt(n)`` at some n)."""
     tried = {1: certify(rho, epsilon, 1)}
     if tried[1].status != "certified":
-        low, high = 1, 2
-        while True:
-            tried[high] = certify(rho, epsilon, high)
-            if tried[high].status == "certified":
-                break
-            if high >= limit:
-                break
-            low, high = high, high * 2
-        while tried[high].status == "certified" and high - low > max(1, int(high * relative) if high >= 128 else 1):
-            middle = (low + high) // 2
-            tried[middle] = certify(rho, epsilon, middle)
-            low, high = (low, middle) if tried[middle].status == "certified" else (middle, high)
+        low, high = _doubling(rho, epsilon, tried, limit)
+        _bisection(rho, epsilon, tried, low, high, relative)
     certified = sorted(t0 for t0, attempt in tried.items() if attempt.status == "certified")
     t0 = certified[0] if certified else None
     failing = sorted(value for value, attempt in tried.items() if attempt.status != "certified" and (t0 is None or value < t0))

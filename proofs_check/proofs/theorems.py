@@ -91,6 +91,21 @@ def _schedule_sum(rho: float, schedule, n: int) -> float:
     return total
 
 
+def _summation_comparisons(D, etas, sgd_terms, gradient_terms, *, U, lam, eta, a, sharpening) -> list:
+    """The sums over rounds 1..n of Theorem 1's proof (n = ``len(etas)``, ``D[t] = ||f_t - g||^2``): summation by
+    parts, the telescoped SGD terms, ``sum 1/sqrt(t) <= 2 sqrt(n) - 1``, the gradient terms, and the constants."""
+    n = len(etas)
+    by_parts = D[0] / (2 * etas[0]) - D[n] / (2 * etas[n - 1]) + sum(D[t] * (1 / (2 * etas[t]) - 1 / (2 * etas[t - 1])) for t in range(1, n))
+    root = math.sqrt(n)
+    telescoped = U**2 / (2 * eta) + 2 * U**2 * (root - 1) / eta
+    return [identity("summation_by_parts", sum(sgd_terms), by_parts, sum(abs(x) for x in sgd_terms) + D[0] / etas[0], n),
+            inequality("telescoped", sum(sgd_terms), telescoped, n),
+            inequality("step_sum", sum(1 / math.sqrt(t) for t in range(1, n + 1)), 2 * root - 1, n),
+            inequality("gradient_sum", sum(gradient_terms), 2 * lam**2 * U**2 * eta * (2 * root - 1), n),
+            identity("constants", telescoped + 2 * lam**2 * U**2 * eta * (2 * root - 1), root * a - sharpening,
+                     root * a + sharpening, n)]
+
+
 def _comparisons(instance, impl, *, excess, truncated: bool, certificate: bool = False) -> list:
     run = onorma_run(instance, impl)
     space = _Space(run)
@@ -140,19 +155,12 @@ def _comparisons(instance, impl, *, excess, truncated: bool, certificate: bool =
                 comparisons.append(inequality("dropped_norm", space.norm(delta), lam * U * run.etas[i - 1] * run.product(i, t), t))
             sgd_terms.append((D_prev - D_t) / (2 * eta_t))
             gradient_terms.append(eta_t / 2 * G_norm**2)
-        etas = run.etas[:n]
-        D = [space.norm(iterate - g) ** 2 for iterate in iterates[: n + 1]]
-        by_parts = D[0] / (2 * etas[0]) - D[n] / (2 * etas[n - 1]) + sum(D[t] * (1 / (2 * etas[t]) - 1 / (2 * etas[t - 1])) for t in range(1, n))
         root = math.sqrt(n)
         sharpening = float(constants.value(constants.SHARPENING, U=U, lam=lam, eta=eta))
         a = float(constants.value(constants.A, U=U, lam=lam, eta=eta))
-        telescoped = U**2 / (2 * eta) + 2 * U**2 * (root - 1) / eta
-        comparisons += [identity("summation_by_parts", sum(sgd_terms), by_parts, sum(abs(x) for x in sgd_terms) + D[0] / etas[0], n),
-                        inequality("telescoped", sum(sgd_terms), telescoped, n),
-                        inequality("step_sum", sum(1 / math.sqrt(t) for t in range(1, n + 1)), 2 * root - 1, n),
-                        inequality("gradient_sum", sum(gradient_terms), 2 * lam**2 * U**2 * eta * (2 * root - 1), n),
-                        identity("constants", telescoped + 2 * lam**2 * U**2 * eta * (2 * root - 1), root * a - sharpening,
-                                 root * a + sharpening, n)]
+        D = [space.norm(iterate - g) ** 2 for iterate in iterates[: n + 1]]
+        comparisons += _summation_comparisons(D, run.etas[:n], sgd_terms, gradient_terms, U=U, lam=lam, eta=eta, a=a,
+                                              sharpening=sharpening)
         slack = float(constants.value(excess, U=U, lam=lam, eta=eta, n=n))
         extra = 0.0
         if truncated:
