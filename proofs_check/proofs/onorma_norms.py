@@ -167,6 +167,15 @@ def _warm_recursion(instance, impl) -> list:
 
 SHARPENED_STEPS = EXPANSION_STEPS + (Step("conclusion", "||f_t|| <= (kappa G / lam)(1 - P_{0,t})", "the steps above, chained"),)
 
+#: Prop. 2(i)'s induction step from ||f_{t-1}|| to ||f_t||, shared by the paper's proof from f_0 = 0 and from f_0 != 0
+PROP2_INDUCTION_STEP = (
+    Step("new_coefficient", "||alpha_{t,t}|| <= 2 eta_t C_y", "Prop. 2(iii)"),
+    Step("one_step", "||f_t|| <= (1 - eta_t lam)||f_{t-1}|| + kappa ||alpha_{t,t}||",
+         "f_t = (1 - eta_t lam) f_{t-1} + K(., x_t) alpha_{t,t}, triangle inequality"),
+    Step("algebra", "(1 - eta_t lam) C_y/kappa + 2 kappa eta_t C_y = C_y/kappa + eta_t C_y (2 kappa - lam/kappa)",
+         "expand", symbolic="prop2_induction_algebra"),
+)
+
 CHAINS = [
     Chain("prop1.i", "Prop. 1(i), the paper's proof", (GRADIENT_LIPSCHITZ, NEW_COEFFICIENT,
           Step("conclusion", "||alpha_{t,t}|| <= eta_t C", "||alpha_{t,t}|| = eta_t ||u_t||")), _prop1_i, "Prop. 1(i); spec C9"),
@@ -179,11 +188,7 @@ CHAINS = [
            Step("conclusion", "||alpha_{t,t}|| <= 2 eta_t C_y", "||alpha_{t,t}|| = eta_t ||u_t||")), _prop2_iii, "Prop. 2(iii); spec C13"),
     Chain("prop2.i_without_lam", "Prop. 2(i), the paper's induction",
           (Step("induction", "||f_{t-1}|| < C_y / kappa", "the induction hypothesis (f_0 = 0)"), EVALUATION, RESIDUAL,
-           Step("new_coefficient", "||alpha_{t,t}|| <= 2 eta_t C_y", "Prop. 2(iii)"),
-           Step("one_step", "||f_t|| <= (1 - eta_t lam)||f_{t-1}|| + kappa ||alpha_{t,t}||",
-                "f_t = (1 - eta_t lam) f_{t-1} + K(., x_t) alpha_{t,t}, triangle inequality"),
-           Step("algebra", "(1 - eta_t lam) C_y/kappa + 2 kappa eta_t C_y = C_y/kappa + eta_t C_y (2 kappa - lam/kappa)",
-                "expand", symbolic="prop2_induction_algebra"),
+           *PROP2_INDUCTION_STEP,
            Step("hypothesis3", "eta_t C_y (2 kappa - lam/kappa) < 0", "Hyp. 3(iii): lam > 2 kappa^2",
                 symbolic="prop2_hypothesis3_sign"),
            Step("conclusion", "||f_t|| < C_y / kappa", "the steps above, chained")), _paper_induction,
@@ -199,11 +204,7 @@ CHAINS = [
           _warm_recursion, "Prop. 1(ii); spec C10"),
     Chain("prop2.i_from_f0", "Prop. 2(i) from f_0 != 0: the paper's induction (spec C12, E17: lam >= 2 kappa^2)",
           (Step("induction", "||f_{t-1}|| <= C_y / kappa", "the induction hypothesis (t = 1: the hypothesis on f_0)"), EVALUATION, RESIDUAL,
-           Step("new_coefficient", "||alpha_{t,t}|| <= 2 eta_t C_y", "Prop. 2(iii)"),
-           Step("one_step", "||f_t|| <= (1 - eta_t lam)||f_{t-1}|| + kappa ||alpha_{t,t}||",
-                "f_t = (1 - eta_t lam) f_{t-1} + K(., x_t) alpha_{t,t}, triangle inequality"),
-           Step("algebra", "(1 - eta_t lam) C_y/kappa + 2 kappa eta_t C_y = C_y/kappa + eta_t C_y (2 kappa - lam/kappa)",
-                "expand", symbolic="prop2_induction_algebra"),
+           *PROP2_INDUCTION_STEP,
            Step("hypothesis3", "eta_t C_y (2 kappa - lam/kappa) <= 0", "Hyp. 3(iii) in E17's form lam >= 2 kappa^2"),
            Step("conclusion", "||f_t|| <= C_y / kappa", "the steps above, chained")), _warm_induction,
           "Prop. 2(i); spec C12, E17"),
