@@ -157,8 +157,7 @@ def kappa2_ceiling(kernel, p_: int) -> float:
 
 @functools.lru_cache(maxsize=4096)
 def _kappa2_ceiling(portable: str, p_: int) -> float:
-    certified = kappa2_ball.certified_ceiling(as_kernel(json.loads(portable)), p_, _contending_vertices, SCALAR_SUP,
-                                              LINEAR_QUADRATIC_KAPPA2)
+    certified = kappa2_ball.certified_ceiling(as_kernel(json.loads(portable)), p_, SCALAR_SUP, LINEAR_QUADRATIC_KAPPA2)
     return _exact_kappa2_ceiling(portable, p_) if certified is None else certified
 
 

@@ -5,8 +5,8 @@ An instance's ``kappa2`` is the smallest float ``>= kappa^2`` (``constants.kappa
 computes ``kappa^2`` with mpmath at 60 digits (eigenvalue problems by Jacobi iterations in Python: about 0.5 ms for
 a 3 x 3 matrix), once per kernel a search draws. ``ball(kernel, p)`` encloses the same number, by the same formulas
 (the largest eigenvalue of ``B`` times the scalar kernel's sup for a separable kernel, ``p (mu d + (1 - mu) p)``,
-the largest eigenvalue of ``A(v) A(v)^T`` over the contending vertices ``v`` of the box, weighted sums of these), with
-FLINT's rigorous eigenvalue enclosures (``acb_mat.eig``: about 40 us). ``certified_ceiling`` reads the float off the
+weighted sums of these; not feature kernels, see ``ball``), with FLINT's rigorous eigenvalue enclosures
+(``acb_mat.eig``: about 40 us). ``certified_ceiling`` reads the float off the
 ball when every number of the ball, widened by ``tolerances.KAPPA2_EXACT_PATH_ERROR``, has the same smallest float
 ``>=`` it, and returns None otherwise (a ball that straddles a float, as ``kappa^2 = 1`` exactly does; FLINT failing
 to isolate an eigenvalue; python-flint not installed): the caller then takes the 60-digit path. Either way the
@@ -21,7 +21,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from ovk_ref.kernels import Feature, LinearQuadratic, Separable, WeightedSum
+from ovk_ref.kernels import LinearQuadratic, Separable, WeightedSum
 from proofs_check import tolerances
 
 #: working precision of the balls (bits): kappa^2 to about 75 digits, far below KAPPA2_EXACT_PATH_ERROR
@@ -80,10 +80,13 @@ def largest(balls):
     return low.union(high)
 
 
-def ball(kernel, p: int, contending_vertices, scalar_sups, linear_quadratic_kappa2):
-    """``kappa^2`` of ``kernel`` on ``[0, 1]^p`` as an arb ball (``constants.kappa2``'s formulas; its
-    ``contending_vertices``, ``SCALAR_SUP`` and ``LINEAR_QUADRATIC_KAPPA2`` are passed in, so that the two paths read the
-    same definitions). Raises ``Uncertified`` where FLINT gives no enclosure."""
+def ball(kernel, p: int, scalar_sups, linear_quadratic_kappa2):
+    """``kappa^2`` of ``kernel`` on ``[0, 1]^p`` as an arb ball, by ``constants.kappa2``'s formulas (its ``SCALAR_SUP`` and
+    ``LINEAR_QUADRATIC_KAPPA2`` are passed in, so that the two paths read the same definitions). Raises ``Uncertified``
+    where FLINT gives no enclosure, and for a feature kernel (or a sum holding one): its kappa^2 is computed through
+    the kernel's own code (``K(v, v)`` at the box's vertices), which a planted fault of ``ovk-check sensitivity`` may
+    change, and a ball built from ``M`` would not see that fault, so that the instance would differ from the 60-digit
+    path's."""
     flint = _flint()
     if isinstance(kernel, Separable):
         scalar = kernel.scalar
@@ -91,20 +94,10 @@ def ball(kernel, p: int, contending_vertices, scalar_sups, linear_quadratic_kapp
         return sup * largest_eigenvalue(flint, np.asarray(kernel.B, dtype=float).tolist())
     if isinstance(kernel, LinearQuadratic):
         return closed_form(flint, linear_quadratic_kappa2, p=p, mu=kernel.mu, d=kernel.d)
-    if isinstance(kernel, Feature):   # A(v) = M_0 + sum_k v_k M_k exactly (v_k in {0, 1}), K(v, v) = A(v) A(v)^T in arb
-        tops = []
-        for vertex in contending_vertices(kernel, p):
-            features = flint.arb_mat(np.asarray(kernel.M[0], dtype=float).tolist())
-            for k, on in enumerate(vertex, start=1):
-                if on:
-                    features = features + flint.arb_mat(np.asarray(kernel.M[k], dtype=float).tolist())
-            block = features * features.transpose()
-            tops.append(largest_eigenvalue(flint, [[block[i, j] for j in range(block.ncols())] for i in range(block.nrows())]))
-        return largest(tops)
     if isinstance(kernel, WeightedSum):
-        return sum((flint.arb(weight) * ball(term, p, contending_vertices, scalar_sups, linear_quadratic_kappa2)
-                    for weight, term in kernel.terms), flint.arb(0))
-    raise Uncertified(f"no ball for {type(kernel).__name__}")
+        return sum((flint.arb(weight) * ball(term, p, scalar_sups, linear_quadratic_kappa2) for weight, term in kernel.terms),
+                   flint.arb(0))
+    raise Uncertified(f"no ball for {type(kernel).__name__}: the 60-digit path")
 
 
 def ceiling(flint, value) -> float:
@@ -130,7 +123,7 @@ def _precision(flint):
         flint.ctx.prec = saved
 
 
-def certified_ceiling(kernel, p: int, contending_vertices, scalar_sups, linear_quadratic_kappa2) -> float | None:
+def certified_ceiling(kernel, p: int, scalar_sups, linear_quadratic_kappa2) -> float | None:
     """The smallest float ``>= kappa^2``, read off the ball when every number within ``KAPPA2_EXACT_PATH_ERROR``
     (relative) of it has the same one, hence also the 60-digit value of ``constants.kappa2``; None otherwise."""
     flint = _flint()
@@ -138,7 +131,7 @@ def certified_ceiling(kernel, p: int, contending_vertices, scalar_sups, linear_q
         return None
     with _precision(flint):
         try:
-            enclosure = ball(kernel, p, contending_vertices, scalar_sups, linear_quadratic_kappa2)
+            enclosure = ball(kernel, p, scalar_sups, linear_quadratic_kappa2)
         except Uncertified:
             return None
         if not enclosure.is_finite() or not enclosure > 0:
