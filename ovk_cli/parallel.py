@@ -10,7 +10,10 @@ in this process, in order):
   (optional extra ``distributed``); each Dask worker needs the same ovk installed (``units.Unit.version``).
 
 ``map_ordered(function, items, ...)`` runs ``function`` on every item there and returns the results in the
-order of ``items``, whatever the order of completion; ``done(index, result)`` is called as each one ends. A local
+order of ``items``, whatever the order of completion; ``done(index, result)`` is called as each one ends. Given
+``cost`` (an item's expected seconds), the pool receives the items costliest first, so that the last item to start is
+a short one and no worker waits long alone at the end (the longest-processing-time-first rule); the results do not
+depend on that order. A local
 worker process that dies (killed, out of memory) ends the run with ``WorkerLost``, naming the items left unfinished,
 instead of a traceback from the process pool. Local workers end with the run whatever ends it: they follow the
 run's process (``parent_watch``: SIGKILL of the run included), and an exception or an interruption in the run
@@ -89,9 +92,9 @@ def _kill_workers(pool: concurrent.futures.ProcessPoolExecutor) -> None:
         process.kill()
 
 
-def map_ordered(function, items, *, workers: int = 1, scheduler: str | None = None, done=None) -> list:
+def map_ordered(function, items, *, workers: int = 1, scheduler: str | None = None, done=None, cost=None) -> list:
     """``[function(item) for item in items]``, computed by ``executor(workers, scheduler)``; never more local
-    processes than items (one item runs in this process)."""
+    processes than items (one item runs in this process, in order); ``cost(item)``: submitted costliest first."""
     items = list(items)
     results = [None] * len(items)
     with executor(min(check_workers("workers", workers), max(len(items), 1)), scheduler) as pool:
@@ -101,7 +104,8 @@ def map_ordered(function, items, *, workers: int = 1, scheduler: str | None = No
                 if done is not None:
                     done(index, results[index])
             return results
-        futures = {pool.submit(function, item): index for index, item in enumerate(items)}
+        order = range(len(items)) if cost is None else sorted(range(len(items)), key=lambda index: -cost(items[index]))
+        futures = {pool.submit(function, items[index]): index for index in order}
         try:
             for future in concurrent.futures.as_completed(futures):
                 index = futures[future]

@@ -24,11 +24,38 @@ def is_multiprecision(values) -> bool:
     return isinstance(values, mpmath.mpf)
 
 
+#: the mpf of each float converted so far (``mpf_array``); emptied when it reaches ``_MPF_CACHE_SIZE`` entries
+_MPF_OF: dict = {}
+_MPF_CACHE_SIZE = 1 << 16
+
+
+def _mpf(value: float):
+    """``mpmath.mpf(value)`` of a float, remembered: a 50-digit recheck lifts the same kernel parameters and
+    points into mpf at every kernel evaluation (thousands per instance), and a float is read exactly at any working
+    precision of 53 bits or more, so the remembered number is the one ``mpmath.mpf`` would make."""
+    if mpmath.mp.prec < 53:   # below float64's precision mpf(value) rounds: nothing to remember
+        return mpmath.mpf(value)
+    number = _MPF_OF.get(value)
+    if number is None:
+        if len(_MPF_OF) >= _MPF_CACHE_SIZE:
+            _MPF_OF.clear()
+        number = _MPF_OF[value] = mpmath.mpf(value)
+    return number
+
+
+def mpf_array(values: np.ndarray) -> np.ndarray:
+    """An object array of the mpf numbers of an array's entries (exact for floats and small ints)."""
+    numbers = np.empty(values.size, dtype=object)
+    convert = _mpf if values.dtype.kind == "f" else mpmath.mpf
+    numbers[:] = [convert(value) for value in values.ravel().tolist()]
+    return numbers.reshape(values.shape)
+
+
 def lift(values, reference):
     """``values`` converted to the number type of ``reference`` (float64 array or mpf array)."""
     values = np.asarray(values)
     if is_multiprecision(reference) and values.dtype != object:
-        return np.vectorize(mpmath.mpf, otypes=[object])(values) if values.ndim else mpmath.mpf(float(values))
+        return mpf_array(values) if values.ndim else _mpf(float(values))
     return values
 
 
@@ -81,7 +108,7 @@ class Arithmetic:
         values = np.asarray(values, dtype=float)
         if not self.multiprecision:
             return values.copy()
-        return np.vectorize(mpmath.mpf, otypes=[object])(values) if values.size else values.astype(object)
+        return mpf_array(values) if values.size else values.astype(object)
 
     def zeros(self, shape) -> np.ndarray:
         return self.array(np.zeros(shape))

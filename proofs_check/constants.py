@@ -14,13 +14,14 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import math
 
 import mpmath
 import numpy as np
 import sympy as sp
 
 from ovk_ref.kernels import Feature, LinearQuadratic, Separable, WeightedSum, as_kernel
-from proofs_check import tolerances
+from proofs_check import kappa2_ball, tolerances
 
 #: working precision (decimal digits) of every evaluation of a constant: above tolerances.RECHECK_DIGITS,
 #: so that a constant compared with a 50-digit recomputation is never the less precise side
@@ -144,6 +145,27 @@ def _kappa2(portable: str, p_: int) -> mpmath.mpf:
         with mpmath.workdps(DIGITS):
             return mpmath.fsum(exact_mpf(weight) * kappa2(term, p_) for weight, term in kernel.terms)
     raise TypeError(f"kernel must be one of ovk_ref's kernels (no kappa^2 formula for {type(kernel).__name__})")
+
+
+def kappa2_ceiling(kernel, p_: int) -> float:
+    """The smallest float ``>= kappa2(kernel, p)``: the ``kappa2`` an instance carries, so that it still bounds
+    ``||K(x,x)||_op`` (Hypothesis 1). Read off a ball of FLINT's arb where that ball decides it
+    (``kappa2_ball.certified_ceiling``: 40 us instead of a 60-digit eigenvalue problem), from ``kappa2`` otherwise."""
+    kernel = as_kernel(kernel)
+    return _kappa2_ceiling(json.dumps(kernel.to_dict(), sort_keys=True), p_)
+
+
+@functools.lru_cache(maxsize=4096)
+def _kappa2_ceiling(portable: str, p_: int) -> float:
+    certified = kappa2_ball.certified_ceiling(as_kernel(json.loads(portable)), p_, SCALAR_SUP, LINEAR_QUADRATIC_KAPPA2)
+    return _exact_kappa2_ceiling(portable, p_) if certified is None else certified
+
+
+def _exact_kappa2_ceiling(portable: str, p_: int) -> float:
+    """The smallest float ``>=`` the 60-digit ``kappa^2``: its nearest float, one step up when that is below it."""
+    exact = _kappa2(portable, p_)
+    value = float(exact)
+    return math.nextafter(value, math.inf) if value < exact else value
 
 
 def paper_kappa2(kernel, p_: int) -> mpmath.mpf:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import fractions
 import functools
 import itertools
-import math
 
 import numpy as np
 from hypothesis import assume
@@ -314,10 +313,7 @@ def kernels_with_kappa2(draw, d: int, p: int, *, feature: bool = True, feature_o
     weighted sum of several kernels (every kernel left attains its kappa^2 at a vertex of the box)."""
     base = draw(feature_kernels(d, p)) if feature_only else draw(kernels(d, p, feature=feature, sums=sums))
     kernel = scaled(base, draw(log_uniform(*scale)))
-    exact = constants.kappa2(kernel, p)
-    kappa2 = float(exact)
-    if kappa2 < exact:   # rounded up, so that the float kappa^2 still bounds ||K(x,x)||_op (Hypothesis 1)
-        kappa2 = math.nextafter(kappa2, math.inf)
+    kappa2 = constants.kappa2_ceiling(kernel, p)   # rounded up: the float still bounds ||K(x,x)||_op (Hypothesis 1)
     assume(KAPPA2_RANGE[0] <= kappa2 <= KAPPA2_RANGE[1])
     return kernel, kappa2
 

@@ -24,6 +24,11 @@ DISCRETE_MARGIN = 0.5
 #: skipped. float64 puts each value within about (d + q) eps max_v ||K(v, v)||_op of the exact one (the product
 #: A(v) A(v)^T, then eigvalsh: < 1e-14 relative for d, q <= 4), 1e8 times less than this gap.
 KAPPA2_CONTENDER_GAP = 1e-6
+#: the float kappa^2 of an instance is read off an arb ball (proofs_check.kappa2_ball) only when every number within
+#: this (relative) of the ball has the same smallest float >= it: the 60-digit value of constants.kappa2 (Jacobi
+#: eigenvalues at 60 digits of a matrix of at most 4 x 4, sums of at most two terms: within about 1e-58 of kappa^2) is
+#: then certainly among them, and gives that float too. A float within this of a ball sends it to the 60-digit path.
+KAPPA2_EXACT_PATH_ERROR = 1e-45
 
 # --- certified comparators for non-squared losses (proofs_check.comparators, spec 11) -----------------
 #: BFGS stops once ||grad F(w)|| <= this. The certified bound ||f_n|| <= ||w|| + ||grad F(w)|| / lam then

@@ -18,9 +18,13 @@ Same plan and seeds, same report, however the units were scheduled.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
 import math
+import statistics
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
@@ -90,6 +94,25 @@ def run_unit(unit: Unit, impl=ovk_ref) -> dict:
                 verdict = run_claim(unit.claim, unit.profile, impl, unit.seed, shard=unit.shard, examples=unit.examples,
                                     shrink=False)
     return dataclasses.asdict(verdict)
+
+
+#: milliseconds per instance asked of each claim's search in a thorough run (``python -m tools.unit_costs REPORT.json``
+#: writes it from a ``verify --json`` report): the order in which a pool receives the units, costliest first
+#: (``expected_seconds``); the results never depend on it
+UNIT_COSTS = Path(__file__).with_name("unit_costs.json")
+
+
+@functools.lru_cache(maxsize=1)
+def _milliseconds_per_instance() -> dict:
+    return json.loads(UNIT_COSTS.read_text(encoding="utf-8"))
+
+
+def expected_seconds(unit: Unit) -> float:
+    """What ``unit`` is expected to cost, from ``UNIT_COSTS`` (a claim missing there: the median claim's cost)."""
+    costs = _milliseconds_per_instance()
+    per_instance = costs.get(unit.claim, statistics.median(costs.values()) if costs else 1.0)
+    examples = unit.examples if unit.examples is not None else profiles.PROFILES[unit.profile]["max_examples"]
+    return per_instance * examples / 1000
 
 
 #: which shard's verdict a split claim reports: the strongest evidence first

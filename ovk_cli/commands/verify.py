@@ -64,7 +64,8 @@ class _UnitRunner:
             verdict = Verdict(**result)
             print(f"[{self.finished}/{self.total}] {plan[index].name}: {report.verdict_text(verdict)}"
                   f"{report.mark_text(verdict)} ({verdict.seconds:.1f} s)", file=sys.stderr, flush=True)
-        return map_ordered(units.run_unit, plan, workers=self.workers, scheduler=self.args.scheduler, done=done)
+        return map_ordered(units.run_unit, plan, workers=self.workers, scheduler=self.args.scheduler, done=done,
+                           cost=units.expected_seconds)
 
 
 def _options(args) -> tuple:

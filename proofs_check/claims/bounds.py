@@ -393,9 +393,8 @@ def theorem2_certificate(instance, impl=None, precision=None):
     cuts = np.array([k - schedule(int(k)) for k in t])
     dropped = np.flatnonzero(np.diff(np.concatenate([[0], cuts])) > 0)          # 0-based rounds t - 1 that drop i_t = cut
     terms = np.zeros(CERTIFICATE_HORIZON)
-    for index in dropped:
-        round_t, i_t = index + 1, cuts[index]
-        terms[index] = np.sqrt(round_t / i_t) * np.exp(log_shrink[round_t] - log_shrink[i_t])
+    rounds, indices = dropped + 1, cuts[dropped]                                   # t and i_t of every drop
+    terms[dropped] = np.sqrt(rounds / indices) * np.exp(log_shrink[rounds] - log_shrink[indices])
     ratios = np.cumsum(terms) / (8 * rho * np.sqrt(t))
     worst = int(np.argmax(ratios))
     return Outcome(margin=float(1 - ratios[worst]), quantities={"n": worst + 1, "S_n/(8 rho sqrt n)": float(ratios[worst])},

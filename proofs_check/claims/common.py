@@ -9,7 +9,7 @@ generic operations (``rows_norm``, ``step_sizes(..., precision)``), so that a ti
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import mpmath
 import numpy as np
@@ -83,18 +83,32 @@ def run_onorma(impl, instance, X=None, Y=None, precision=None):
 
 @dataclass
 class Trajectory:
-    """``f_1..f_n`` of one ONORMA run, each as its t x d coefficients on ``x_1..x_t`` (zero where truncated)."""
+    """``f_1..f_n`` of one ONORMA run, each as its t x d coefficients on ``x_1..x_t`` (zero where truncated).
+
+    ``norm`` and ``value`` remember what they computed (per kernel object, round and point): a check asks for the same
+    ``||f_t||`` and ``f_t(x_{t+1})`` several times (the risks before and after round t, the gradient, the informative
+    test), and each is a Gram matrix of kernel evaluations, thousands of mpf operations in a 50-digit recheck."""
 
     X: np.ndarray
     Y: np.ndarray
     record: dict
     coefficients: list
     precision: int | None = None
+    _known: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def _remembered(self, key: tuple, kernel, compute):
+        key = (id(kernel), *key)
+        if key not in self._known:
+            self._known[key] = (kernel, compute())   # the kernel kept alive: its id is not reused meanwhile
+        return self._known[key][1]
 
     def norm(self, kernel, t: int) -> float:
         """``||f_t||_H`` from the Gram matrix (spec 2.3), independent of the implementation's own tracking."""
         if t == 0:
             return Arithmetic(self.precision).scalar(0)
+        return self._remembered(("norm", t), kernel, lambda: self._norm(kernel, t))
+
+    def _norm(self, kernel, t: int):
         norm2 = ovk_ref.rkhs_norm2(kernel, self.X[:t], self.coefficients[t - 1])
         return arithmetic.sqrt(max(norm2, 0 * norm2))
 
@@ -102,7 +116,10 @@ class Trajectory:
         """``f_t(x)``."""
         if t == 0:   # f_0 = 0, in the run's number type (a float64 zero would round what it meets)
             return Arithmetic(self.precision).zeros(self.Y.shape[1])
-        return ovk_ref.evaluate(kernel, self.X[:t], self.coefficients[t - 1], np.asarray(x)[None, :])[0]
+        x = np.asarray(x)
+        value = self._remembered(("value", t, x.dtype.str, x.shape, x.tobytes()), kernel, lambda: ovk_ref.evaluate(
+            kernel, self.X[:t], self.coefficients[t - 1], x[None, :])[0])
+        return value.copy()
 
 
 def trajectory(impl, instance, precision=None) -> Trajectory:

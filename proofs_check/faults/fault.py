@@ -12,7 +12,8 @@ fault, and only a check with an independent side (a closed form, the spec's form
 ``monorma`` with ovk_ref's signatures) whose learner classes carry the fault, nothing patched globally
 (``proofs_check.mutants.MUTANTS``, which the conformance oracle runs next to the reference in one process).
 
-Values computed through patched code and cached (``constants._kappa2``, the kappa^2 of a kernel) are forgotten when
+Values computed through patched code and cached (``constants._kappa2``, the kappa^2 of a kernel, and
+``constants._kappa2_ceiling``, the float an instance carries) are forgotten when
 a fault is planted and when it is removed, so that no fault outlives its block.
 """
 from __future__ import annotations
@@ -45,9 +46,11 @@ PROJECT_PACKAGES = ("ovk_ref", "proofs_check", "ovk_fast", "ovk_experiments", "o
 
 
 def _forget_cached_values() -> None:
-    """Values remembered from code a fault may patch: the kappa^2 of a kernel (computed with its ``__call__``)."""
+    """Values remembered from code a fault may patch: the kappa^2 of a kernel (computed with its ``__call__``) and the
+    float read off it."""
     from proofs_check import constants
     constants._kappa2.cache_clear()
+    constants._kappa2_ceiling.cache_clear()
 
 
 @dataclass(frozen=True)

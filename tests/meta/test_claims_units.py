@@ -1,5 +1,7 @@
 """A verify run as units: merged deterministically, the same report from 1 or 2 local worker processes,
 budgets spread over the claims by tightness of margin, bad options refused before any work."""
+import concurrent.futures
+import contextlib
 import dataclasses
 import itertools
 import json
@@ -12,6 +14,7 @@ import pytest
 from ovk_cli import parallel
 from ovk_cli.cli import main
 from proofs_check import budget, units
+from proofs_check.claims import CLAIMS
 from proofs_check.runner import Verdict, run_claim
 
 #: a claim that holds, one found false (its counterexample shrunk), a MONORMA identity, a convexity with margin 0
@@ -189,3 +192,29 @@ def test_verify_says_a_worker_died_and_exits_3(capsys, monkeypatch):
     monkeypatch.setattr(verify, "map_ordered", lost)
     assert main(["verify", "--claim", "loss.convex", "--claim", "loss.lipschitz", "--profile", "ci", "--workers", "2"]) == 3
     assert "ovk-check verify: error: a worker process died" in capsys.readouterr().err
+
+
+def test_a_pool_receives_the_costliest_items_first_and_the_results_keep_the_items_order(monkeypatch):
+    submitted = []
+
+    class Recording(concurrent.futures.ThreadPoolExecutor):
+        def submit(self, function, item):
+            submitted.append(item)
+            return super().submit(function, item)
+
+    @contextlib.contextmanager
+    def recording_executor(workers, scheduler=None):
+        with Recording(1) as pool:
+            yield pool
+    monkeypatch.setattr(parallel, "executor", recording_executor)
+    items = [3, 9, 1, 7]
+    assert parallel.map_ordered(lambda item: item * 10, items, workers=2, cost=lambda item: item) == [30, 90, 10, 70]
+    assert submitted == [9, 7, 3, 1]
+
+
+def test_a_thorough_run_submits_its_costliest_units_first():
+    plan = units.plan(list(CLAIMS), "thorough", 0)
+    costs = [units.expected_seconds(unit) for unit in plan]
+    assert min(costs) > 0 and len(set(costs)) > 10
+    missing = units.Unit("no.such.claim", "thorough", 0)   # a claim the table does not know costs the median
+    assert min(costs) <= units.expected_seconds(missing) <= max(costs)
