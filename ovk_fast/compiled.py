@@ -21,15 +21,18 @@ import numpy as np
 AVAILABLE = importlib.util.find_spec("numba") is not None
 
 
-def _kernel_values(S, B, old, previous, beta, b, u, v):
-    """Step 1 at round b: ``v_j = g^j_{t-1}(x_t)`` for each kernel j, into ``v`` (m, d); ``u`` (d) is scratch."""
+def _kernel_values(S, B, old, previous, betaT, b, first, u, v):
+    """Step 1 at round b: ``v_j = g^j_{t-1}(x_t)`` for each kernel j, into ``v`` (m, d), from the terms
+    ``first <= i < b`` of the block (``betaT`` (d, n): the block's unscaled coefficients, transposed so that each
+    sum over i reads memory in order; compiled with reassociation: the sums are vectorised); ``u`` (d) is scratch."""
     m, d = S.shape[0], v.shape[1]
     for j in range(m):
-        u[:] = 0.0
-        for i in range(b):
-            s = S[j, b, i]
-            for e in range(d):
-                u[e] += s * beta[i, e]
+        row = S[j, b, first:b]                  # slices: LLVM vectorises the loop over them, not over S[j, b, i]
+        for e in range(d):
+            column, total = betaT[e, first:b], 0.0
+            for i in range(row.shape[0]):
+                total += row[i] * column[i]
+            u[e] = total
         for e in range(d):
             total = 0.0
             for f in range(d):
@@ -37,9 +40,9 @@ def _kernel_values(S, B, old, previous, beta, b, u, v):
             v[j, e] = previous[b] * (old[j, b, e] + total)
 
 
-def _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coefficients, beta):
+def _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coefficients, betaT):
     """Steps 2-4 at round b: the prediction ``sum_j delta_j v_j``, the new coefficient ``eta_t (z - y)`` (the squared
-    loss's gradient) into ``new`` and its record, and its unscaled row of ``beta`` (the shrink)."""
+    loss's gradient) into ``new`` and its record, and its unscaled column of ``betaT`` (the shrink)."""
     m, d = v.shape[0], v.shape[1]
     for e in range(d):
         prediction = 0.0
@@ -48,7 +51,7 @@ def _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coef
         predictions[b, e] = prediction
         new[e] = steps[b] * (prediction - Y[b, e])
         new_coefficients[b, e] = new[e]
-        beta[b, e] = new[e] / scales[b]
+        betaT[e, b] = new[e] / scales[b]
 
 
 def _gammas(diagonal, v, new, c, weights, b, gamma, gamma_record, w) -> bool:
@@ -91,32 +94,77 @@ def _squared_rounds(S, B, old, diagonal, Y, c_t, previous, scales, steps, weight
     the records (n rows) and the block's unscaled coefficients ``beta`` are written."""
     m, n = S.shape[0], S.shape[1]
     d = Y.shape[1]
-    u, v, new, w = np.empty(d), np.empty((m, d)), np.empty(d), np.empty(m)
+    u, v, new, w, betaT = np.empty(d), np.empty((m, d)), np.empty(d), np.empty(m), np.empty((d, n))
     for b in range(n):
-        _kernel_values(S, B, old, previous, beta, b, u, v)
-        _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coefficients, beta)
+        _kernel_values(S, B, old, previous, betaT, b, 0, u, v)
+        _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coefficients, betaT)
         nonzero = _gammas(diagonal, v, new, c_t[b], weights, b, gamma, gamma_record, w)
         if not (keep and not nonzero):          # all_zero="keep" keeps delta
             _delta_update(w, r, weights)
         for j in range(m):
             weights_record[b, j] = weights[j]
+    beta[:, :] = betaT.T
 
 
-#: the steps of a round, compiled with the kernel (nopython code calls only compiled functions)
+def _onorma_squared_rounds(S, B, old, previous, scales, steps, firsts, Y, predictions, new_coefficients, beta):
+    """ONORMA's steps 1-3 (spec 5.1) at rounds b = 0..n-1 of a block for the squared loss and a kernel ``k(x, z) B``:
+    MONORMA's steps 1-4 with one kernel of weight 1, round b from the block's term ``firsts[b]`` on (truncation;
+    ``S`` (1, n, n) the block's own scalar rows, ``B`` (1, d, d), ``old`` (1, n, d)). The records and ``beta``
+    are written."""
+    n, d = Y.shape
+    u, v, new, weights, betaT = np.empty(d), np.empty((1, d)), np.empty(d), np.ones(1), np.empty((d, n))
+    for b in range(n):
+        _kernel_values(S, B, old, previous, betaT, b, firsts[b], u, v)
+        _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coefficients, betaT)
+    beta[:, :] = betaT.T
+
+
+def norm_recursion(c_t, added, norm2, rounds, downdates, out):
+    """``||f_t||^2`` round after round (spec 6.2): ``norm2 = c_t^2 norm2 + added[r]``, then the downdates of the
+    terms round r drops (spec 6.5; ``rounds`` ascending, ``downdates`` in the same order), into ``out``; returns
+    the last. Plain Python where numba is not installed (``norm_recursion_compiled``)."""
+    k = 0
+    for r in range(len(c_t)):
+        norm2 = c_t[r] * c_t[r] * norm2 + added[r]
+        while k < len(rounds) and rounds[k] == r:
+            norm2 += downdates[k]
+            k += 1
+        out[r] = norm2
+    return norm2
+
+
+#: the steps of a round, compiled with the kernels (nopython code calls only compiled functions)
 ROUND_STEPS = (_kernel_values, _new_coefficient, _gammas, _delta_update)
 
 
+def jit_calling(kernel, steps: dict, jit):
+    """``kernel`` compiled by ``jit`` with each name of ``steps`` in its code bound to that compiled step
+    (nopython code calls only compiled functions)."""
+    return jit(types.FunctionType(kernel.__code__, {**kernel.__globals__, **steps}, kernel.__name__))
+
+
 @functools.cache
-def _compiled():
-    """``_squared_rounds`` compiled, its steps too (with the same options), each name of a step in the kernel bound to
-    the compiled step."""
+def _compiled() -> dict:
+    """MONORMA's and ONORMA's rounds and the norm recursion compiled, the rounds' steps too (with the same
+    options), by name."""
     import numba
     jit = numba.njit(cache=True)
     steps = {step.__name__: jit(step) for step in ROUND_STEPS}
-    kernel = types.FunctionType(_squared_rounds.__code__, {**globals(), **steps}, _squared_rounds.__name__)
-    return jit(kernel)
+    steps["_kernel_values"] = numba.njit(cache=True, fastmath={"reassoc", "contract"})(_kernel_values)
+    return {"monorma": jit_calling(_squared_rounds, steps, jit), "onorma": jit_calling(_onorma_squared_rounds, steps, jit),
+            "norms": jit(norm_recursion)}
 
 
 def squared_rounds(*arguments) -> None:
     """``_squared_rounds`` compiled (numba must be installed: ``AVAILABLE``)."""
-    _compiled()(*arguments)
+    _compiled()["monorma"](*arguments)
+
+
+def onorma_squared_rounds(*arguments) -> None:
+    """``_onorma_squared_rounds`` compiled (numba must be installed: ``AVAILABLE``)."""
+    _compiled()["onorma"](*arguments)
+
+
+def norm_recursion_compiled(*arguments) -> float:
+    """``norm_recursion`` compiled where numba is installed (``AVAILABLE``), else as plain Python."""
+    return (_compiled()["norms"] if AVAILABLE else norm_recursion)(*arguments)

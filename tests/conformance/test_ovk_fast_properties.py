@@ -34,7 +34,7 @@ stored_rows_module = importlib.import_module("ovk_fast.stored_rows")
 threads_module = importlib.import_module("ovk_fast.threads")
 compiled_module = importlib.import_module("ovk_fast.compiled")
 
-#: MONORMA's round loops to certify: the numpy loop always, the compiled one where numba is installed
+#: the engines to certify: numpy's always, the compiled kernels (rounds, fused tiles) where numba is installed
 ROUND_LOOPS = [False, True] if compiled_module.AVAILABLE else [False]
 
 SMOOTH_LOSSES = ["squared", {"type": "huber", "delta": 0.5}, "softmax"]
@@ -132,7 +132,8 @@ def test_onorma_matches_the_reference(data):
     lam, eta = data.draw(strategies.step_parameters(), label="lam, eta")
     truncation = data.draw(truncations(len(X)), label="truncation")
     reference = ovk_ref.onorma(X, Y, kernel, lam=lam, eta=eta, loss=loss, truncation=truncation)
-    with _engine(data.draw(engine_settings(), label="engine")):
+    with _engine(data.draw(engine_settings(), label="engine")), \
+            mock.patch.object(compiled_module, "AVAILABLE", data.draw(st.sampled_from(ROUND_LOOPS), label="compiled")):
         fast = ovk_fast.onorma(X, Y, kernel.to_dict(), lam=lam, eta=eta, loss=loss, truncation=truncation)
     assert_same_record(fast, reference, term_scales(X, Y, [kernel], reference, eta))
 
