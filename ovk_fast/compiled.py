@@ -12,26 +12,36 @@ in a new process).
 from __future__ import annotations
 
 import functools
-import importlib.util
-import types
 
 import numpy as np
 
-#: numba is installed (the engine works without it: ovk_fast.monorma's numpy loop)
-AVAILABLE = importlib.util.find_spec("numba") is not None
+from ovk_fast import exp_product
+from ovk_fast.exp_product import _exp_row
+from ovk_fast.jit import NUMBA_INSTALLED, jit_calling
+
+#: numba is installed: ovk_fast.onorma, ovk_fast.monorma and ovk_fast.stored_rows take the compiled kernels (tests
+#: patch this to certify numpy's paths too)
+AVAILABLE = NUMBA_INSTALLED
 
 
-def _kernel_values(S, B, old, previous, betaT, b, first, u, v):
+def _kernel_values(S, factors, B, old, previous, betaT, b, first, u, v, row):
     """Step 1 at round b: ``v_j = g^j_{t-1}(x_t)`` for each kernel j, into ``v`` (m, d), from the terms
-    ``first <= i < b`` of the block (``betaT`` (d, n): the block's unscaled coefficients, transposed so that each
-    sum over i reads memory in order; compiled with reassociation: the sums are vectorised); ``u`` (d) is scratch."""
-    m, d = S.shape[0], v.shape[1]
+    ``first <= i < b`` of the block. ``S``: the block's own scalar rows (m, n, n); or with ``factors`` (m, for
+    Gaussian kernels) the exponents ``E`` (1, n, n), kernel j's row b being ``exp(factors[j] E[b])``, computed
+    here for the terms it needs only (into ``row``, n). ``betaT`` (d, n): the block's unscaled coefficients,
+    transposed so that each sum over i reads memory in order (compiled with reassociation: the sums are
+    vectorised); ``u`` (d) is scratch."""
+    m, d = B.shape[0], v.shape[1]
     for j in range(m):
-        row = S[j, b, first:b]                  # slices: LLVM vectorises the loop over them, not over S[j, b, i]
+        if factors.shape[0]:
+            values = row[:b - first]
+            _exp_row(S[0, b, first:b], factors[j], values)
+        else:
+            values = S[j, b, first:b]       # slices: LLVM vectorises the loop over them, not over S[j, b, i]
         for e in range(d):
             column, total = betaT[e, first:b], 0.0
-            for i in range(row.shape[0]):
-                total += row[i] * column[i]
+            for i in range(values.shape[0]):
+                total += values[i] * column[i]
             u[e] = total
         for e in range(d):
             total = 0.0
@@ -86,17 +96,17 @@ def _delta_update(w, r, weights):
         weights[j] = w[j] ** (1 / (r + 1)) / denominator if denominator > 0 else np.nan
 
 
-def _squared_rounds(S, B, old, diagonal, Y, c_t, previous, scales, steps, weights, gamma, r, keep,
+def _squared_rounds(S, factors, B, old, diagonal, Y, c_t, previous, scales, steps, weights, gamma, r, keep,
                     predictions, new_coefficients, beta, gamma_record, weights_record):
     """Rounds b = 0..n-1 of a block for the squared loss and kernels ``k_j(x, z) B_j``: ``S`` (m, n, n) the
-    block's own scalar rows, ``B`` (m, d, d), ``old`` (m, n, d) the rows against earlier blocks applied,
+    block's own scalar rows (or exponents, with ``factors``: ``_kernel_values``), ``B`` (m, d, d), ``old`` (m, n, d)
+    the rows against earlier blocks applied,
     ``diagonal`` (m, n, d, d) the blocks ``K_j(x_b, x_b)``. ``weights`` and ``gamma`` (m) are updated in place;
     the records (n rows) and the block's unscaled coefficients ``beta`` are written."""
-    m, n = S.shape[0], S.shape[1]
-    d = Y.shape[1]
-    u, v, new, w, betaT = np.empty(d), np.empty((m, d)), np.empty(d), np.empty(m), np.empty((d, n))
+    m, (n, d) = B.shape[0], Y.shape
+    u, v, new, w, betaT, row = np.empty(d), np.empty((m, d)), np.empty(d), np.empty(m), np.empty((d, n)), np.empty(n)
     for b in range(n):
-        _kernel_values(S, B, old, previous, betaT, b, 0, u, v)
+        _kernel_values(S, factors, B, old, previous, betaT, b, 0, u, v, row)
         _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coefficients, betaT)
         nonzero = _gammas(diagonal, v, new, c_t[b], weights, b, gamma, gamma_record, w)
         if not (keep and not nonzero):          # all_zero="keep" keeps delta
@@ -106,15 +116,16 @@ def _squared_rounds(S, B, old, diagonal, Y, c_t, previous, scales, steps, weight
     beta[:, :] = betaT.T
 
 
-def _onorma_squared_rounds(S, B, old, previous, scales, steps, firsts, Y, predictions, new_coefficients, beta):
+def _onorma_squared_rounds(S, factors, B, old, previous, scales, steps, firsts, Y, predictions, new_coefficients,
+                           beta):
     """ONORMA's steps 1-3 (spec 5.1) at rounds b = 0..n-1 of a block for the squared loss and a kernel ``k(x, z) B``:
     MONORMA's steps 1-4 with one kernel of weight 1, round b from the block's term ``firsts[b]`` on (truncation;
-    ``S`` (1, n, n) the block's own scalar rows, ``B`` (1, d, d), ``old`` (1, n, d)). The records and ``beta``
-    are written."""
+    ``S`` (1, n, n) the block's own scalar rows or exponents (``_kernel_values``), ``B`` (1, d, d), ``old``
+    (1, n, d)). The records and ``beta`` are written."""
     n, d = Y.shape
-    u, v, new, weights, betaT = np.empty(d), np.empty((1, d)), np.empty(d), np.ones(1), np.empty((d, n))
+    u, v, new, weights, betaT, row = np.empty(d), np.empty((1, d)), np.empty(d), np.ones(1), np.empty((d, n)), np.empty(n)
     for b in range(n):
-        _kernel_values(S, B, old, previous, betaT, b, firsts[b], u, v)
+        _kernel_values(S, factors, B, old, previous, betaT, b, firsts[b], u, v, row)
         _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coefficients, betaT)
     beta[:, :] = betaT.T
 
@@ -137,12 +148,6 @@ def norm_recursion(c_t, added, norm2, rounds, downdates, out):
 ROUND_STEPS = (_kernel_values, _new_coefficient, _gammas, _delta_update)
 
 
-def jit_calling(kernel, steps: dict, jit):
-    """``kernel`` compiled by ``jit`` with each name of ``steps`` in its code bound to that compiled step
-    (nopython code calls only compiled functions)."""
-    return jit(types.FunctionType(kernel.__code__, {**kernel.__globals__, **steps}, kernel.__name__))
-
-
 @functools.cache
 def _compiled() -> dict:
     """MONORMA's and ONORMA's rounds and the norm recursion compiled, the rounds' steps too (with the same
@@ -150,7 +155,9 @@ def _compiled() -> dict:
     import numba
     jit = numba.njit(cache=True)
     steps = {step.__name__: jit(step) for step in ROUND_STEPS}
-    steps["_kernel_values"] = numba.njit(cache=True, fastmath={"reassoc", "contract"})(_kernel_values)
+    exp_row = exp_product.compiled_exp_row()
+    steps["_kernel_values"] = jit_calling(_kernel_values, {"_exp_row": exp_row},
+                                          numba.njit(cache=True, fastmath={"reassoc", "contract"}))
     return {"monorma": jit_calling(_squared_rounds, steps, jit), "onorma": jit_calling(_onorma_squared_rounds, steps, jit),
             "norms": jit(norm_recursion)}
 

@@ -20,7 +20,7 @@ import functools
 
 import numpy as np
 
-from ovk_fast.compiled import jit_calling
+from ovk_fast.jit import jit_calling
 
 _LOG2E = 1.4426950408889634
 _LN2_HIGH = 6.93147180369123816490e-01      # ln 2 with its 32 low bits zero: k * _LN2_HIGH is exact
@@ -107,6 +107,11 @@ def _compiled():
     sums = numba.njit(fastmath={"contract", "reassoc"}, **options)
     exp_row = jit_calling(_exp_row, {"_float_from_bits": float_from_bits}, strict)
     return exp_row, jit_calling(_exp_product, {"_exp_row": exp_row, "_dot_rows": sums(_dot_rows)}, strict)
+
+
+def compiled_exp_row():
+    """``_exp_row`` compiled (for the kernels that call it; numba must be installed)."""
+    return _compiled()[0]
 
 
 def exp_into(x: np.ndarray, out: np.ndarray, factor: float = 1.0) -> np.ndarray:

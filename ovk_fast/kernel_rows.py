@@ -112,6 +112,15 @@ def bandwidths(kernels) -> list:
     return found
 
 
+def gaussian_factors(kernels, fold: float) -> np.ndarray | None:
+    """``f_j`` with ``K_j(x, z) = exp(f_j E) B_j`` for exponents ``E = -fold |x - z|^2`` (``distances.StreamOperands``),
+    where every kernel is ``Separable`` with a Gaussian scalar, else None: ``(1/mu_j) / fold``, exactly 1 where the
+    operands fold the only bandwidth in and ``1/mu_j`` where they fold none (the factors the tiles multiply by)."""
+    if not all(isinstance(kernel, Separable) and isinstance(kernel.scalar, Gaussian) for kernel in kernels):
+        return None
+    return np.array([(1.0 / kernel.scalar.mu) / fold for kernel in kernels])
+
+
 def exponent_factor(mus) -> float:
     """The largest ``1/mu`` of ``mus`` (1 without any): what Gaussian exponents multiply a squared distance by,
     at most (inf for a mu below ~6e-309)."""
@@ -280,4 +289,4 @@ def diagonal_quadratic(kernel, X: np.ndarray, A: np.ndarray) -> np.ndarray:
     if terms is None:
         return np.einsum("rd,rde,re->r", A, diagonal_blocks(kernel, X), A)
     geometry = PairGeometry.diagonal(X)
-    return sum(_scalar_values(scalar, geometry) * np.einsum("rd,ed,re->r", A, B, A) for scalar, B in terms)
+    return sum(_scalar_values(scalar, geometry) * np.einsum("re,re->r", A @ B.T, A) for scalar, B in terms)

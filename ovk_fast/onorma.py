@@ -27,7 +27,7 @@ from scipy import linalg
 from ovk_fast import compiled
 from ovk_fast.batch import eigenvalue_groups
 from ovk_fast.divergence_watch import DivergenceWatch
-from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, diagonal_quadratic
+from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, diagonal_quadratic, gaussian_factors
 from ovk_fast.literal_range import LiteralBound, finite_rounds, magnitude
 from ovk_fast.literal_rounds import run_literally
 from ovk_fast.precision import float64_only
@@ -172,16 +172,15 @@ class _Run:
         stop = start + len(scales)
         queries = X[start:stop]
         old = self._old_terms(range(start, stop), before[start:stop])
-        left = self._left_operand(range(start, stop))
-        own = None if left is None else (left, self.ring.operands.right[start:stop])
-        rows = KernelRows(self.kernel, queries, queries,
-                          PairGeometry(queries, queries, self.workspace, self.bandwidths, own))
         firsts = np.maximum(before[start:stop] - start, 0)
         steps = -eta_t
         records = self.predictions[start:stop], self.new_coefficients[start:stop]
-        beta = self._affine_rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
+        beta = self._compiled_rounds(start, stop, old, firsts, scales, steps, records) if compiled.AVAILABLE else None
         if beta is None:
-            beta = self._rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
+            rows = self._own_rows(start, stop)
+            beta = self._affine_rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
+            if beta is None:
+                beta = self._rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
         norm2 = self.norm2
         self._norms(start, stop, c_t, scales, beta)
         unsafe = self._first_unsafe(start, stop, beta, norm2) if literal else None
@@ -190,6 +189,32 @@ class _Run:
         self.ring.put(start, queries, beta)
         self.scale = float(scales[-1])
         return stop
+
+    def _own_rows(self, start: int, stop: int) -> KernelRows:
+        """The rows of the block's inputs against themselves (the Gaussian exponents on the stream's operands)."""
+        queries, left = self.X[start:stop], self._left_operand(range(start, stop))
+        own = None if left is None else (left, self.ring.operands.right[start:stop])
+        return KernelRows(self.kernel, queries, queries, PairGeometry(queries, queries, self.workspace, self.bandwidths, own))
+
+    def _compiled_rounds(self, start, stop, old, firsts, scales, steps, records):
+        """``_rounds`` compiled (``compiled.onorma_squared_rounds``) for the squared loss and a kernel ``k(x, z) B``:
+        a Gaussian's rows as exponents on the stream's operands, exponentiated in the loop for the terms it needs
+        (``kernel_rows.gaussian_factors``), else the block's own scalar rows. None where it does not apply."""
+        if not isinstance(self.loss, Squared):
+            return None
+        n, left = stop - start, self._left_operand(range(start, stop))
+        factors = None if left is None else gaussian_factors([self.kernel], self.ring.operands.fold)
+        if factors is not None:
+            S, B = np.matmul(left, self.ring.operands.right[start:stop].T, out=self.workspace.array("own", (n, n))), self.kernel.B
+        elif (form := self._own_rows(start, stop).separable_form()) is not None:
+            (S, B), factors = form, np.zeros(0)
+        else:
+            return None
+        beta = np.empty((n, self.Y.shape[1]))
+        compiled.onorma_squared_rounds(S[None], factors, np.ascontiguousarray(B, dtype=float)[None], old[None],
+                                       np.concatenate(([1.0], scales[:-1])), scales, steps, firsts,
+                                       self.Y[start:stop], *records, beta)
+        return beta
 
     def _first_unsafe(self, start, stop, beta, norm2) -> int | None:
         """The first round of the block (0-based, in the stream) where ovk_fast's order may decide differently from
@@ -264,10 +289,6 @@ class _Run:
         S, B = form
         n = len(scales)
         previous = np.concatenate(([1.0], scales[:-1]))
-        if compiled.AVAILABLE:          # the forward substitution of _rounds, compiled
-            beta = np.empty(Y.shape)
-            compiled.onorma_squared_rounds(S[None], B[None], old[None], previous, scales, steps, firsts, Y, *records, beta)
-            return beta
         kept = _strictly_lower(n)               # j < r; and j >= first[r] with truncation
         if self.truncated:
             kept = kept & (np.arange(n)[None, :] >= firsts[:, None])

@@ -405,25 +405,32 @@ def test_tiled_rows_of_several_kernels_equal_each_kernels_own_rows(data):
         assert np.max(np.abs(rows - own.apply(C)), initial=0.0) <= tolerances.IDENTITY_RTOL * terms
 
 
+#: ONORMA's squared-loss solves of a block: numpy's triangular solve, and the compiled rounds where numba is installed
+BLOCK_SOLVES = ["_affine_rounds"] + (["_compiled_rounds"] if compiled_module.AVAILABLE else [])
+
+
+@pytest.mark.parametrize("solve", BLOCK_SOLVES)
 @pytest.mark.parametrize("truncation", [None, 40])
-def test_the_block_solve_runs_the_rounds_the_loop_runs_up_to_and_at_the_divergence(truncation):
-    """ONORMA's squared-loss block solve (``_Run._affine_rounds``) against the round-by-round loop it replaces, on
-    a stream that overflows (eta = 90): the solve is taken, the records agree before the divergence, and both
-    report the same round and the same non-finite entries after it."""
+def test_the_block_solve_runs_the_rounds_the_loop_runs_up_to_and_at_the_divergence(truncation, solve):
+    """ONORMA's squared-loss block solves (``_Run._affine_rounds``, ``_Run._compiled_rounds``) against the
+    round-by-round loop they replace, on a stream that overflows (eta = 90): the solve is taken, the records agree
+    before the divergence, and both report the same round and the same non-finite entries after it."""
     rng = np.random.default_rng(0)
     X, Y = rng.random((600, 3)), rng.standard_normal((600, 2))
     kernel = ovk_ref.gaussian_separable(1.0, 2)
     solved = []
-    original = onorma_module._Run._affine_rounds
+    original = getattr(onorma_module._Run, solve)
 
     def counted(self, *args):
         beta = original(self, *args)
         solved.append(beta is not None)
         return beta
 
-    with pytest.warns(ovk_ref.DivergenceWarning), mock.patch.object(onorma_module._Run, "_affine_rounds", counted):
+    with pytest.warns(ovk_ref.DivergenceWarning), mock.patch.object(onorma_module._Run, solve, counted), \
+            mock.patch.object(compiled_module, "AVAILABLE", solve == "_compiled_rounds"):
         block = ovk_fast.onorma(X, Y, kernel, lam=1e-3, eta=90.0, truncation=truncation)
-    with pytest.warns(ovk_ref.DivergenceWarning), mock.patch.object(onorma_module._Run, "_affine_rounds", lambda *a: None):
+    with pytest.warns(ovk_ref.DivergenceWarning), mock.patch.object(onorma_module._Run, "_affine_rounds", lambda *a: None), \
+            mock.patch.object(compiled_module, "AVAILABLE", False):
         loop = ovk_fast.onorma(X, Y, kernel, lam=1e-3, eta=90.0, truncation=truncation)
     assert solved and all(solved)
     assert block.diverged_at == loop.diverged_at is not None
