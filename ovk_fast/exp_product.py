@@ -4,8 +4,8 @@
 numpy computes this as ``exp`` into the tile and a GEMM with ``C`` (n_z x d, d ~ 10): the tile goes to memory and
 back, and a GEMM this thin runs far below the core's peak (measured at 256 x 512 x 10 on one core, the minimum of
 interleaved runs: exp 0.55 ns per value, exp and GEMM 1.17). Here four rows of the tile at a time are exponentiated
-into a buffer that stays in the L1 cache and dotted with ``C``'s d columns, each column loaded once for the four
-rows (0.75-0.84 ns per value for both).
+into a buffer that stays in the L1 cache and dotted with ``C``'s d columns two at a time, each load feeding eight
+sums (about 0.25 ns per value for the product, near the core's FMA throughput; 0.37 with one column at a time).
 
 numba's ``exp`` is libm's, one value at a time (8 ns per value); ``_exp_row`` is written so that LLVM vectorises it
 (0.55 ns per value, as numpy's): Cody-Waite reduction ``x = k ln2 + s`` (|s| <= ln2 / 2, ``k ln2`` in two parts,
@@ -64,18 +64,20 @@ def _exp_row(x, factor, out):
 
 
 def _dot_rows(values, CT, out, r, rows):
-    """``out[r + i, e] = sum_j values[i, j] CT[e, j]`` for i < ``rows`` (<= ``ROWS``; the sums in any order)."""
-    for e in range(CT.shape[0]):
-        t0, t1, t2, t3 = 0.0, 0.0, 0.0, 0.0
+    """``out[r + i, e] = sum_j values[i, j] CT[e, j]`` for i < ``rows`` (<= ``ROWS``; the sums in any order), two
+    columns e at a time: each load of ``values`` feeds 8 accumulators (the last column twice where d is odd)."""
+    d = CT.shape[0]
+    for e in range(0, d, 2):
+        f = min(e + 1, d - 1)
+        t0, t1, t2, t3, s0, s1, s2, s3 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
         for j in range(CT.shape[1]):
-            c = CT[e, j]
-            t0 += values[0, j] * c
-            t1 += values[1, j] * c
-            t2 += values[2, j] * c
-            t3 += values[3, j] * c
-        totals = (t0, t1, t2, t3)
+            c, g = CT[e, j], CT[f, j]
+            v0, v1, v2, v3 = values[0, j], values[1, j], values[2, j], values[3, j]
+            t0, t1, t2, t3 = t0 + v0 * c, t1 + v1 * c, t2 + v2 * c, t3 + v3 * c
+            s0, s1, s2, s3 = s0 + v0 * g, s1 + v1 * g, s2 + v2 * g, s3 + v3 * g
+        first, second = (t0, t1, t2, t3), (s0, s1, s2, s3)
         for i in range(rows):
-            out[r + i, e] = totals[i]
+            out[r + i, e], out[r + i, f] = first[i], second[i]
 
 
 def _exp_product(E, factor, CT, out):
