@@ -80,13 +80,17 @@ def _dot_rows(values, CT, out, r, rows):
             out[r + i, e], out[r + i, f] = first[i], second[i]
 
 
-def _exp_product(E, factor, CT, out):
-    """``out[r, e] = sum_j exp(factor E[r, j]) CT[e, j]``, ``ROWS`` rows at a time."""
-    values = np.zeros((ROWS, E.shape[1]))
+def _exp_product(E, factor, CT, mask, out):
+    """``out[r, e] = sum_j exp(factor E[r, j]) mask[r, j] CT[e, j]`` (a 0 x 0 ``mask``: none), ``ROWS`` rows at a
+    time; the values times the mask as numpy multiplies them (a non-finite value times 0 stays NaN)."""
+    values, masked = np.zeros((ROWS, E.shape[1])), mask.shape[0] > 0
     for r in range(0, E.shape[0], ROWS):
         rows = min(ROWS, E.shape[0] - r)
         for i in range(rows):
             _exp_row(E[r + i], factor, values[i])
+            if masked:
+                for j in range(E.shape[1]):
+                    values[i, j] = values[i, j] * mask[r + i, j]
         _dot_rows(values, CT, out, r, rows)
 
 
@@ -122,8 +126,12 @@ def exp_into(x: np.ndarray, out: np.ndarray, factor: float = 1.0) -> np.ndarray:
     return out
 
 
-def exp_product(E: np.ndarray, factor: float, CT: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """``out = exp(factor E) @ CT.T`` (E: n_x x n_z, CT: d x n_z, out: n_x x d, each C-contiguous), compiled (numba
-    must be installed)."""
-    _compiled()[1](E, factor, CT, out)
+#: no mask
+_NONE = np.zeros((0, 0), dtype=bool)
+
+
+def exp_product(E: np.ndarray, factor: float, CT: np.ndarray, out: np.ndarray, mask: np.ndarray | None = None):
+    """``out = (exp(factor E) * mask) @ CT.T`` (E: n_x x n_z, CT: d x n_z, out: n_x x d, each C-contiguous; ``mask``
+    n_x x n_z booleans, or None for all), compiled (numba must be installed)."""
+    _compiled()[1](E, factor, CT, _NONE if mask is None else mask, out)
     return out

@@ -128,15 +128,16 @@ class SeparableTiles:
         if self.inner:
             inner = np.matmul(X, Z.T, out=workspace.array("inner", shape))
         products = np.empty((len(self.scalars), len(X), C.shape[1]))
-        fused = compiled.AVAILABLE and self.gaussians and mask is None and not direct
+        fused = compiled.AVAILABLE and self.gaussians and not direct
         CT = np.ascontiguousarray(C[lo:lo + len(Z)].T) if fused else None
+        tile_mask = None if mask is None else mask[:, lo:lo + len(Z)]
         for index, scalar in enumerate(self.scalars):
             if fused and isinstance(scalar, Gaussian):      # exp and the product with C in one pass
-                exp_product(exponents, 1.0 if self.folded else 1.0 / scalar.mu, CT, products[index])
+                exp_product(exponents, 1.0 if self.folded else 1.0 / scalar.mu, CT, products[index], tile_mask)
                 continue
             values = self._values(scalar, exponents, direct, inner, workspace, shape)
             if mask is not None:
-                values = np.multiply(values, mask[:, lo:lo + len(Z)], out=workspace.array("masked", shape))
+                values = np.multiply(values, tile_mask, out=workspace.array("masked", shape))
             np.matmul(values, C[lo:lo + len(Z)], out=products[index])
         return products
 

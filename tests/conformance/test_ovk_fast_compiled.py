@@ -87,15 +87,16 @@ def test_a_planted_fault_in_the_exp_is_caught(fault, planted):
 
 @given(data=st.data())
 def test_the_fused_product_is_exp_then_the_product(data):
-    """``exp_product(E, factor, C.T)`` is ``exp(factor E) @ C`` to IDENTITY_RTOL of ``exp(factor E) @ |C|``, for
-    any count of rows (groups of ``ROWS`` and a remainder) and columns."""
+    """``exp_product(E, factor, C.T, mask)`` is ``(exp(factor E) * mask) @ C`` to IDENTITY_RTOL of the same with
+    ``|C|``, for any count of rows (groups of ``ROWS`` and a remainder) and columns, with and without a mask."""
     n, m, d = (data.draw(st.integers(0, 9), label="rows"), data.draw(st.integers(0, 30), label="columns"),
                data.draw(st.integers(1, 4), label="d"))
     E = data.draw(hnp.arrays(np.float64, (n, m), elements=st.floats(-50.0, 0.0)), label="E")
     C = data.draw(hnp.arrays(np.float64, (m, d), elements=st.floats(-1e3, 1e3)), label="C")
     factor = data.draw(st.floats(0.01, 10.0), label="factor")
-    values = np.exp(factor * E)
-    out = exp_module.exp_product(E, factor, np.ascontiguousarray(C.T), np.full((n, d), np.nan))
+    mask = data.draw(st.none() | hnp.arrays(bool, (n, m)), label="mask")
+    values = np.exp(factor * E) * (1 if mask is None else mask)
+    out = exp_module.exp_product(E, factor, np.ascontiguousarray(C.T), np.full((n, d), np.nan), mask)
     scale = values @ np.abs(C)
     assert np.all(np.abs(out - values @ C) <= tolerances.IDENTITY_RTOL * scale + tolerances.UNDERFLOW_ATOL)
 
@@ -124,8 +125,8 @@ def test_onorma_takes_the_compiled_kernels_and_a_planted_fault_in_each_is_caught
         assert_same_record(ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5), reference, scales)
     assert calls["tiles"] and calls["rounds"]
 
-    def drops_a_row(E, factor, CT, out):
-        products(E, factor, CT, out)
+    def drops_a_row(E, factor, CT, out, mask=None):
+        products(E, factor, CT, out, mask)
         out[3::exp_module.ROWS] = 0.0
         return out
 
@@ -139,3 +140,26 @@ def test_onorma_takes_the_compiled_kernels_and_a_planted_fault_in_each_is_caught
             planted = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5)
         with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients"):
             assert_same_record(planted, reference, scales)
+
+
+def test_truncated_onorma_takes_the_masked_product_and_a_dropped_mask_is_caught():
+    """With a window, the tiles' fused products take the mask of the terms each round keeps (spec 5.2); the same
+    products with the mask planted away (every stored term kept) fail the comparison with the reference."""
+    X, Y, kernel = _gaussian_run(300)
+    window = 40
+    reference = ovk_ref.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=window)
+    scales = term_scales(X, Y, [kernel], reference, 0.5)
+    products, masks = exp_module.exp_product, []
+
+    def recorded(E, factor, CT, out, mask=None):
+        masks.append(mask is not None)
+        return products(E, factor, CT, out, mask)
+
+    with mock.patch.object(stored_rows_module, "exp_product", recorded):
+        assert_same_record(ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=window), reference, scales)
+    assert masks and all(masks)
+    unmasked = lambda E, factor, CT, out, mask=None: products(E, factor, CT, out)    # noqa: E731
+    with mock.patch.object(stored_rows_module, "exp_product", unmasked):
+        planted = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=window)
+    with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients"):
+        assert_same_record(planted, reference, scales)
