@@ -18,7 +18,6 @@ import numpy as np
 
 from ovk_fast import compiled
 from ovk_fast.distances import Expansion, StreamOperands, direct_squared_distances, gaussian_exponents
-from ovk_fast.exp_product import exp_product
 from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, exponent_factor, separable_terms
 from ovk_fast.threads import map_in_order
 from ovk_ref.kernels import Gaussian, Linear, Polynomial
@@ -133,7 +132,7 @@ class SeparableTiles:
         tile_mask = None if mask is None else mask[:, lo:lo + len(Z)]
         for index, scalar in enumerate(self.scalars):
             if fused and isinstance(scalar, Gaussian):      # exp and the product with C in one pass
-                exp_product(exponents, 1.0 if self.folded else 1.0 / scalar.mu, CT, products[index], tile_mask)
+                compiled.exp_product(exponents, 1.0 if self.folded else 1.0 / scalar.mu, CT, products[index], tile_mask)
                 continue
             values = self._values(scalar, exponents, direct, inner, workspace, shape)
             if mask is not None:

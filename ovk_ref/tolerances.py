@@ -61,7 +61,7 @@ MPMATH_VS_EXACT_RTOL = 1e-40
 #: this relative amount, the size of the solver's own round-off and 100x below IDENTITY_RTOL.
 EIGENVALUE_TIE = 1e-12
 
-#: ovk_fast's compiled exp (``ovk_fast.exp_product``) against the platform's libm ``math.exp``, in units in the last
+#: ovk_fast's compiled exp (``ovk_fast.compiled``) against the platform's libm ``math.exp``, in units in the last
 #: place of libm's value: each is within 1 ulp of the exact value (ours: Cody-Waite reduction, a degree-13 Taylor
 #: polynomial with truncation below 1e-17, one rounding into the subnormals; measured at most 1 ulp from glibc's on
 #: 5e5 points of [-750, 712], as numpy's own exp), so at most 2 apart; a wrong coefficient or reduction is off by

@@ -1,4 +1,4 @@
-"""ovk_fast's compiled kernels (the ``fast`` extra, numba): the exp of ``ovk_fast.exp_product`` against libm, the
+"""ovk_fast's compiled kernels (the ``fast`` extra, numba): the exp of ``ovk_fast.compiled`` against libm, the
 fused product of a tile against numpy's, and planted faults in each that the checks catch. That the engine's
 records match the reference with and without them is ``test_ovk_fast_properties`` (it draws ``compiled``)."""
 import importlib
@@ -19,7 +19,6 @@ from ovk_ref import tolerances
 from ovk_ref.synthetic import linear_related_tasks
 
 compiled_module = importlib.import_module("ovk_fast.compiled")
-exp_module = importlib.import_module("ovk_fast.exp_product")
 stored_rows_module = importlib.import_module("ovk_fast.stored_rows")
 
 pytestmark = pytest.mark.skipif(not compiled_module.AVAILABLE, reason="numba is not installed: no compiled kernels")
@@ -53,12 +52,12 @@ def plain_exp_row(source: str):
 
 @given(x=hnp.arrays(np.float64, st.integers(1, 40), elements=st.floats(-760.0, 720.0)))
 def test_the_compiled_exp_is_libms_to_two_ulps(x):
-    assert np.max(ulps_from_libm(exp_module.exp_into(x, np.empty_like(x)), x)) <= tolerances.COMPILED_EXP_ULPS
+    assert np.max(ulps_from_libm(compiled_module.exp_into(x, np.empty_like(x)), x)) <= tolerances.COMPILED_EXP_ULPS
 
 
 def test_the_compiled_exp_at_its_edges_and_on_nan():
     x = np.array(EDGES + [math.nan, -math.inf, math.inf])
-    values = exp_module.exp_into(x, np.empty_like(x))
+    values = compiled_module.exp_into(x, np.empty_like(x))
     assert np.max(ulps_from_libm(values[:-3], x[:-3])) <= tolerances.COMPILED_EXP_ULPS
     assert math.isnan(values[-3]) and values[-2] == 0.0 and values[-1] == math.inf
 
@@ -75,7 +74,7 @@ def test_the_compiled_exp_at_its_edges_and_on_nan():
 def test_a_planted_fault_in_the_exp_is_caught(fault, planted):
     """The check above on its edges and a grid catches each planted fault (run as plain Python, as is the faultless
     source, which passes)."""
-    source = inspect.getsource(exp_module)
+    source = inspect.getsource(compiled_module)
     assert source.count(planted[0]) == 1
     x = np.concatenate([EDGES, np.linspace(-745.0, 709.0, 4001)])
     for exp_row, expect_caught in ((plain_exp_row(source), False), (plain_exp_row(source.replace(*planted)), True)):
@@ -96,7 +95,7 @@ def test_the_fused_product_is_exp_then_the_product(data):
     factor = data.draw(st.floats(0.01, 10.0), label="factor")
     mask = data.draw(st.none() | hnp.arrays(bool, (n, m)), label="mask")
     values = np.exp(factor * E) * (1 if mask is None else mask)
-    out = exp_module.exp_product(E, factor, np.ascontiguousarray(C.T), np.full((n, d), np.nan), mask)
+    out = compiled_module.exp_product(E, factor, np.ascontiguousarray(C.T), np.full((n, d), np.nan), mask)
     scale = values @ np.abs(C)
     assert np.all(np.abs(out - values @ C) <= tolerances.IDENTITY_RTOL * scale + tolerances.UNDERFLOW_ATOL)
 
@@ -115,26 +114,26 @@ def test_onorma_takes_the_compiled_kernels_and_a_planted_fault_in_each_is_caught
     reference = ovk_ref.onorma(X, Y, kernel, lam=0.05, eta=0.5)
     scales = term_scales(X, Y, [kernel], reference, 0.5)
     calls = {"tiles": 0, "rounds": 0}
-    products, rounds = exp_module.exp_product, compiled_module.onorma_squared_rounds
+    products, rounds = compiled_module.exp_product, compiled_module.onorma_squared_rounds
 
     def counted(name, function):
         return lambda *a: calls.__setitem__(name, calls[name] + 1) or function(*a)
 
-    with mock.patch.object(stored_rows_module, "exp_product", counted("tiles", products)), \
+    with mock.patch.object(compiled_module, "exp_product", counted("tiles", products)), \
             mock.patch.object(compiled_module, "onorma_squared_rounds", counted("rounds", rounds)):
         assert_same_record(ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5), reference, scales)
     assert calls["tiles"] and calls["rounds"]
 
     def drops_a_row(E, factor, CT, out, mask=None):
         products(E, factor, CT, out, mask)
-        out[3::exp_module.ROWS] = 0.0
+        out[3::compiled_module.ROWS] = 0.0
         return out
 
     source = inspect.getsource(compiled_module)
     assert source.count("previous[b] * (old[j, b, e] + total)") == 1
     namespace = {}
     exec(source.replace("previous[b] * (old[j, b, e] + total)", "(old[j, b, e] + total)"), namespace)
-    for patch in (mock.patch.object(stored_rows_module, "exp_product", drops_a_row),
+    for patch in (mock.patch.object(compiled_module, "exp_product", drops_a_row),
                   mock.patch.object(compiled_module, "onorma_squared_rounds", namespace["_onorma_squared_rounds"])):
         with patch:
             planted = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5)
@@ -149,17 +148,17 @@ def test_truncated_onorma_takes_the_masked_product_and_a_dropped_mask_is_caught(
     window = 40
     reference = ovk_ref.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=window)
     scales = term_scales(X, Y, [kernel], reference, 0.5)
-    products, masks = exp_module.exp_product, []
+    products, masks = compiled_module.exp_product, []
 
     def recorded(E, factor, CT, out, mask=None):
         masks.append(mask is not None)
         return products(E, factor, CT, out, mask)
 
-    with mock.patch.object(stored_rows_module, "exp_product", recorded):
+    with mock.patch.object(compiled_module, "exp_product", recorded):
         assert_same_record(ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=window), reference, scales)
     assert masks and all(masks)
     unmasked = lambda E, factor, CT, out, mask=None: products(E, factor, CT, out)    # noqa: E731
-    with mock.patch.object(stored_rows_module, "exp_product", unmasked):
+    with mock.patch.object(compiled_module, "exp_product", unmasked):
         planted = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=window)
     with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients"):
         assert_same_record(planted, reference, scales)
