@@ -58,13 +58,16 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
             left = operands.left(start, stop) if operands is not None else None
             old = apply_rows(kernels, block, X[:start], beta[:start], None,                  # m x B x d
                              None if left is None else (left, operands.right[:start]))
-            diagonal = np.array([diagonal_blocks(kernel, block) for kernel in kernels])    # m x B x d x d
             scale_list = scales.tolist()
             records = (predictions[start:stop], new_coefficients[start:stop], block_beta, gamma_record[start:stop],
                        weights_record[start:stop])
             initial = weights, gamma
             own = _compiled_rows(kernels, block, left, operands, start, workspace) \
                 if compiled.AVAILABLE and isinstance(loss, Squared) else None
+            if own is not None and len(own[1]):     # Gaussian kernels: K_j(x, x) = exp(0) B_j = B_j exactly
+                diagonal = np.broadcast_to(own[2][:, None], (m, stop - start, d, d))
+            else:
+                diagonal = np.array([diagonal_blocks(kernel, block) for kernel in kernels])    # m x B x d x d
             if own is not None:
                 weights, gamma = weights.copy(), gamma.copy()       # updated in place
                 compiled.squared_rounds(*own, old, diagonal, Y[start:stop], c_t,
