@@ -452,7 +452,7 @@ def main():
                 function()
         return
     print(f"machine: {os.cpu_count()} cores, {load()} (other jobs share the cores); numpy {np.__version__}; "
-          f"ovk_fast threads {threads_module.THREADS}; MONORMA rounds compiled: "
+          f"ovk_fast threads {threads_module.THREADS}; compiled kernels (numba): "
           f"{importlib.import_module('ovk_fast.compiled').AVAILABLE}")
     if args.scaling:
         scaling(SCALING_SIZES, plot=not args.no_plot)

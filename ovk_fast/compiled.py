@@ -1,13 +1,30 @@
-"""MONORMA's rounds within a block compiled by numba (the optional ``fast`` extra), where numba is installed.
+"""ovk_fast's kernels compiled by numba (the optional ``fast`` extra), where numba is installed (``AVAILABLE``;
+without it ``ovk_fast`` takes its numpy paths, and tests patch ``AVAILABLE`` to certify both).
 
-Within a block, MONORMA's rounds are sequential and small (m kernels, d outputs): each round's weights depend on
-the previous round's gammas (spec 6.3), so no block solve applies, and a loop of numpy calls spends its time in
-call overhead (measured at t = 5000, m = 3, d = 10: about 85 ms of 166 ms). ``squared_rounds`` is that loop for
-the squared loss and separable kernels, compiled (about 17 ms); ``ovk_fast.monorma`` takes it when ``AVAILABLE``
-and keeps its numpy loop for the rest. The same steps in the same order as the numpy loop (spec 6.1-6.3); the
-sums run in another order, within the conformance tolerance. numba is imported at the first compiled call
-(0.2 s), and ``cache=True`` keeps the compiled code beside this file (about 1.5 s to compile once, 0.3 s to load
-in a new process).
+* **A tile's Gaussian values applied to the coefficients in one pass** (``exp_product``, for
+  ``ovk_fast.stored_rows``): ``out[r] = sum_j exp(factor E[r, j]) C[j]`` for a tile of exponents ``E`` (n_x x n_z).
+  numpy computes it as ``exp`` into the tile and a GEMM with ``C`` (n_z x d, d ~ 10): the tile goes to memory and
+  back, and a GEMM this thin runs far below the core's peak (measured at 256 x 512 x 10 on one core, the minimum of
+  interleaved runs: exp 0.55 ns per value, exp and GEMM 1.17). Here four rows of the tile at a time are
+  exponentiated into a buffer that stays in the L1 cache and dotted with ``C``'s d columns two at a time, each
+  load feeding eight sums (0.85 ns per value for both; the product alone 0.25, near the core's FMA throughput).
+* **exp** (``_exp_row``): numba's own is libm's, one value at a time (8 ns per value); this one is written so that
+  LLVM vectorises it (0.55 ns per value, as numpy's): Cody-Waite reduction ``x = k ln2 + s`` (|s| <= ln2 / 2,
+  ``k ln2`` in two parts, the high part exact for |k| < 2^20), ``e^s`` by its Taylor polynomial of degree 13
+  (truncation below 1e-17 relative), ``2^k`` from its bits in two factors so that results below 2^-1022 round
+  once, as libm's subnormals do. Within 1 ulp of libm, as numpy's exp (``tests/conformance/test_ovk_fast_compiled.py``);
+  below -745.2 it gives 0, above 709.8 inf, and NaN stays NaN.
+* **The rounds within a block** for the squared loss and separable kernels (``squared_rounds`` for MONORMA,
+  ``onorma_squared_rounds`` for ONORMA): sequential and small (m kernels, d outputs), each round depending on the
+  previous one (spec 5.1, 6.1-6.3), so a loop of numpy calls spends its time in call overhead (MONORMA at
+  t = 5000, m = 3, d = 10: about 85 ms of 166 ms; compiled, 5 ms). The same steps in the same order as
+  ovk_ref's; the sums run in another order, within the conformance tolerance. A Gaussian kernel's own rows come as
+  exponents and are exponentiated in the loop, for the terms a round needs only.
+* **The norm recursion** (``norm_recursion``, spec 6.2 and 6.5), plain Python without numba.
+
+Every kernel is in this one file: numba's cache (``cache=True``, beside this file: a few seconds to compile once,
+about 0.3 s to load in a new process; numba itself is imported at the first compiled call, 0.2 s) is invalidated
+by the stamp of the file a kernel is defined in, not by those of the kernels it calls and compiles into itself.
 """
 from __future__ import annotations
 
@@ -17,19 +34,111 @@ import types
 
 import numpy as np
 
-#: numba is installed (the engine works without it: ovk_fast.monorma's numpy loop)
+#: numba is installed: ovk_fast.onorma, ovk_fast.monorma and ovk_fast.stored_rows take the compiled kernels
 AVAILABLE = importlib.util.find_spec("numba") is not None
 
 
-def _kernel_values(S, B, old, previous, beta, b, u, v):
-    """Step 1 at round b: ``v_j = g^j_{t-1}(x_t)`` for each kernel j, into ``v`` (m, d); ``u`` (d) is scratch."""
-    m, d = S.shape[0], v.shape[1]
+def jit_calling(kernel, steps: dict, jit):
+    """``kernel`` compiled by ``jit`` with each name of ``steps`` in its code bound to that compiled step
+    (nopython code calls only compiled functions)."""
+    return jit(types.FunctionType(kernel.__code__, {**kernel.__globals__, **steps}, kernel.__name__))
+
+
+# --- exp, and a tile's values applied to the coefficients ----------------------------------------------------------
+
+_LOG2E = 1.4426950408889634
+_LN2_HIGH = 6.93147180369123816490e-01      # ln 2 with its 32 low bits zero: k * _LN2_HIGH is exact
+_LN2_LOW = 1.90821492927058770002e-10
+_ROUND = 6755399441055744.0                 # 1.5 * 2^52: (x + _ROUND) - _ROUND rounds x to an integer
+_LOWEST, _HIGHEST = -746.0, 710.0           # exp is 0 below, inf above; the clamp keeps 2^k's bits in range
+#: rows of the tile exponentiated and dotted together: each column of C is loaded once for them
+ROWS = 4
+
+
+def _float_from_bits(bits):
+    """The float64 whose bits are the int64 ``bits`` (compiled: an LLVM bit cast, ``_compiled``)."""
+    return np.int64(bits).view(np.float64)
+
+
+def _exp_row(x, factor, out):
+    """``out[j] = exp(factor x[j])``."""
+    for j in range(x.shape[0]):
+        y = factor * x[j]
+        y = _LOWEST if y < _LOWEST else y          # NaN compares false: it stays NaN
+        y = _HIGHEST if y > _HIGHEST else y
+        k = (y * _LOG2E + _ROUND) - _ROUND
+        s = (y - k * _LN2_HIGH) - k * _LN2_LOW
+        p = 1.0 / 6227020800.0
+        p = p * s + 1.0 / 479001600.0
+        p = p * s + 1.0 / 39916800.0
+        p = p * s + 1.0 / 3628800.0
+        p = p * s + 1.0 / 362880.0
+        p = p * s + 1.0 / 40320.0
+        p = p * s + 1.0 / 5040.0
+        p = p * s + 1.0 / 720.0
+        p = p * s + 1.0 / 120.0
+        p = p * s + 1.0 / 24.0
+        p = p * s + 1.0 / 6.0
+        p = p * s + 0.5
+        p = p * s + 1.0
+        p = p * s + 1.0
+        whole = np.int64(k)
+        half = whole >> 1
+        out[j] = p * _float_from_bits((half + 1023) << 52) * _float_from_bits((whole - half + 1023) << 52)
+
+
+def _dot_rows(values, CT, out, r, rows):
+    """``out[r + i, e] = sum_j values[i, j] CT[e, j]`` for i < ``rows`` (<= ``ROWS``; the sums in any order), two
+    columns e at a time: each load of ``values`` feeds 8 accumulators (the last column twice where d is odd)."""
+    d = CT.shape[0]
+    for e in range(0, d, 2):
+        f = min(e + 1, d - 1)
+        t0, t1, t2, t3, s0, s1, s2, s3 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        for j in range(CT.shape[1]):
+            c, g = CT[e, j], CT[f, j]
+            v0, v1, v2, v3 = values[0, j], values[1, j], values[2, j], values[3, j]
+            t0, t1, t2, t3 = t0 + v0 * c, t1 + v1 * c, t2 + v2 * c, t3 + v3 * c
+            s0, s1, s2, s3 = s0 + v0 * g, s1 + v1 * g, s2 + v2 * g, s3 + v3 * g
+        first, second = (t0, t1, t2, t3), (s0, s1, s2, s3)
+        for i in range(rows):
+            out[r + i, e], out[r + i, f] = first[i], second[i]
+
+
+def _exp_product(E, factor, CT, mask, out):
+    """``out[r, e] = sum_j exp(factor E[r, j]) mask[r, j] CT[e, j]`` (a 0 x 0 ``mask``: none), ``ROWS`` rows at a
+    time; the values times the mask as numpy multiplies them (a non-finite value times 0 stays NaN)."""
+    values, masked = np.zeros((ROWS, E.shape[1])), mask.shape[0] > 0
+    for r in range(0, E.shape[0], ROWS):
+        rows = min(ROWS, E.shape[0] - r)
+        for i in range(rows):
+            _exp_row(E[r + i], factor, values[i])
+            if masked:
+                for j in range(E.shape[1]):
+                    values[i, j] = values[i, j] * mask[r + i, j]
+        _dot_rows(values, CT, out, r, rows)
+
+
+# --- the rounds within a block, and the norm recursion -------------------------------------------------------------
+
+def _kernel_values(S, factors, B, old, previous, betaT, b, first, u, v, row):
+    """Step 1 at round b: ``v_j = g^j_{t-1}(x_t)`` for each kernel j, into ``v`` (m, d), from the terms
+    ``first <= i < b`` of the block. ``S``: the block's own scalar rows (m, n, n); or with ``factors`` (m, for
+    Gaussian kernels) the exponents ``E`` (1, n, n), kernel j's row b being ``exp(factors[j] E[b])``, computed
+    here for the terms it needs only (into ``row``, n). ``betaT`` (d, n): the block's unscaled coefficients,
+    transposed so that each sum over i reads memory in order (compiled with reassociation: the sums are
+    vectorised); ``u`` (d) is scratch."""
+    m, d = B.shape[0], v.shape[1]
     for j in range(m):
-        u[:] = 0.0
-        for i in range(b):
-            s = S[j, b, i]
-            for e in range(d):
-                u[e] += s * beta[i, e]
+        if factors.shape[0]:
+            values = row[:b - first]
+            _exp_row(S[0, b, first:b], factors[j], values)
+        else:
+            values = S[j, b, first:b]       # slices: LLVM vectorises the loop over them, not over S[j, b, i]
+        for e in range(d):
+            column, total = betaT[e, first:b], 0.0
+            for i in range(values.shape[0]):
+                total += values[i] * column[i]
+            u[e] = total
         for e in range(d):
             total = 0.0
             for f in range(d):
@@ -37,9 +146,9 @@ def _kernel_values(S, B, old, previous, beta, b, u, v):
             v[j, e] = previous[b] * (old[j, b, e] + total)
 
 
-def _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coefficients, beta):
+def _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coefficients, betaT):
     """Steps 2-4 at round b: the prediction ``sum_j delta_j v_j``, the new coefficient ``eta_t (z - y)`` (the squared
-    loss's gradient) into ``new`` and its record, and its unscaled row of ``beta`` (the shrink)."""
+    loss's gradient) into ``new`` and its record, and its unscaled column of ``betaT`` (the shrink)."""
     m, d = v.shape[0], v.shape[1]
     for e in range(d):
         prediction = 0.0
@@ -48,7 +157,7 @@ def _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coef
         predictions[b, e] = prediction
         new[e] = steps[b] * (prediction - Y[b, e])
         new_coefficients[b, e] = new[e]
-        beta[b, e] = new[e] / scales[b]
+        betaT[e, b] = new[e] / scales[b]
 
 
 def _gammas(diagonal, v, new, c, weights, b, gamma, gamma_record, w) -> bool:
@@ -83,40 +192,111 @@ def _delta_update(w, r, weights):
         weights[j] = w[j] ** (1 / (r + 1)) / denominator if denominator > 0 else np.nan
 
 
-def _squared_rounds(S, B, old, diagonal, Y, c_t, previous, scales, steps, weights, gamma, r, keep,
+def _squared_rounds(S, factors, B, old, diagonal, Y, c_t, previous, scales, steps, weights, gamma, r, keep,
                     predictions, new_coefficients, beta, gamma_record, weights_record):
     """Rounds b = 0..n-1 of a block for the squared loss and kernels ``k_j(x, z) B_j``: ``S`` (m, n, n) the
-    block's own scalar rows, ``B`` (m, d, d), ``old`` (m, n, d) the rows against earlier blocks applied,
+    block's own scalar rows (or exponents, with ``factors``: ``_kernel_values``), ``B`` (m, d, d), ``old`` (m, n, d)
+    the rows against earlier blocks applied,
     ``diagonal`` (m, n, d, d) the blocks ``K_j(x_b, x_b)``. ``weights`` and ``gamma`` (m) are updated in place;
     the records (n rows) and the block's unscaled coefficients ``beta`` are written."""
-    m, n = S.shape[0], S.shape[1]
-    d = Y.shape[1]
-    u, v, new, w = np.empty(d), np.empty((m, d)), np.empty(d), np.empty(m)
+    m, (n, d) = B.shape[0], Y.shape
+    u, v, new, w, betaT, row = np.empty(d), np.empty((m, d)), np.empty(d), np.empty(m), np.empty((d, n)), np.empty(n)
     for b in range(n):
-        _kernel_values(S, B, old, previous, beta, b, u, v)
-        _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coefficients, beta)
+        _kernel_values(S, factors, B, old, previous, betaT, b, 0, u, v, row)
+        _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coefficients, betaT)
         nonzero = _gammas(diagonal, v, new, c_t[b], weights, b, gamma, gamma_record, w)
         if not (keep and not nonzero):          # all_zero="keep" keeps delta
             _delta_update(w, r, weights)
         for j in range(m):
             weights_record[b, j] = weights[j]
+    beta[:, :] = betaT.T
 
 
-#: the steps of a round, compiled with the kernel (nopython code calls only compiled functions)
+def _onorma_squared_rounds(S, factors, B, old, previous, scales, steps, firsts, Y, predictions, new_coefficients,
+                           beta):
+    """ONORMA's steps 1-3 (spec 5.1) at rounds b = 0..n-1 of a block for the squared loss and a kernel ``k(x, z) B``:
+    MONORMA's steps 1-4 with one kernel of weight 1, round b from the block's term ``firsts[b]`` on (truncation;
+    ``S`` (1, n, n) the block's own scalar rows or exponents (``_kernel_values``), ``B`` (1, d, d), ``old``
+    (1, n, d)). The records and ``beta`` are written."""
+    n, d = Y.shape
+    u, v, new, weights, betaT, row = np.empty(d), np.empty((1, d)), np.empty(d), np.ones(1), np.empty((d, n)), np.empty(n)
+    for b in range(n):
+        _kernel_values(S, factors, B, old, previous, betaT, b, firsts[b], u, v, row)
+        _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coefficients, betaT)
+    beta[:, :] = betaT.T
+
+
+def norm_recursion(c_t, added, norm2, rounds, downdates, out):
+    """``||f_t||^2`` round after round (spec 6.2): ``norm2 = c_t^2 norm2 + added[r]``, then the downdates of the
+    terms round r drops (spec 6.5; ``rounds`` ascending, ``downdates`` in the same order), into ``out``; returns
+    the last. Plain Python where numba is not installed (``norm_recursion_compiled``)."""
+    k = 0
+    for r in range(len(c_t)):
+        norm2 = c_t[r] * c_t[r] * norm2 + added[r]
+        while k < len(rounds) and rounds[k] == r:
+            norm2 += downdates[k]
+            k += 1
+        out[r] = norm2
+    return norm2
+
+
+#: the steps of a round, compiled with the kernels
 ROUND_STEPS = (_kernel_values, _new_coefficient, _gammas, _delta_update)
 
 
 @functools.cache
-def _compiled():
-    """``_squared_rounds`` compiled, its steps too (with the same options), each name of a step in the kernel bound to
-    the compiled step."""
+def _compiled() -> dict:
+    """The kernels compiled, by name: ``exp`` strictly (its order of operations is its accuracy), the sums with
+    reassociation (vectorised), all with FMA contraction; the tiles' kernels without the GIL (ovk_fast's threads run
+    tiles at once)."""
     import numba
-    jit = numba.njit(cache=True)
-    steps = {step.__name__: jit(step) for step in ROUND_STEPS}
-    kernel = types.FunctionType(_squared_rounds.__code__, {**globals(), **steps}, _squared_rounds.__name__)
-    return jit(kernel)
+    from llvmlite import ir
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def float_from_bits(typingctx, bits):
+        return numba.types.float64(numba.types.int64), lambda context, builder, signature, args: builder.bitcast(
+            args[0], ir.DoubleType())
+
+    options = {"cache": True, "nogil": True, "error_model": "numpy"}
+    strict = numba.njit(fastmath={"contract"}, **options)
+    sums = numba.njit(fastmath={"contract", "reassoc"}, **options)
+    plain = numba.njit(cache=True)
+    exp_row = jit_calling(_exp_row, {"_float_from_bits": float_from_bits}, strict)
+    steps = {step.__name__: plain(step) for step in ROUND_STEPS}
+    steps["_kernel_values"] = jit_calling(_kernel_values, {"_exp_row": exp_row}, sums)
+    return {"exp_row": exp_row, "exp_product": jit_calling(_exp_product, {"_exp_row": exp_row, "_dot_rows": sums(_dot_rows)}, strict),
+            "monorma": jit_calling(_squared_rounds, steps, plain), "onorma": jit_calling(_onorma_squared_rounds, steps, plain),
+            "norms": plain(norm_recursion)}
+
+
+def exp_into(x: np.ndarray, out: np.ndarray, factor: float = 1.0) -> np.ndarray:
+    """``exp(factor x)`` of a 1-d array into ``out``, by ``_exp_row`` compiled (numba must be installed)."""
+    _compiled()["exp_row"](x, factor, out)
+    return out
+
+
+#: no mask
+_NONE = np.zeros((0, 0), dtype=bool)
+
+
+def exp_product(E: np.ndarray, factor: float, CT: np.ndarray, out: np.ndarray, mask: np.ndarray | None = None):
+    """``out = (exp(factor E) * mask) @ CT.T`` (E: n_x x n_z, CT: d x n_z, out: n_x x d, each C-contiguous; ``mask``
+    n_x x n_z booleans, or None for all), compiled (numba must be installed)."""
+    _compiled()["exp_product"](E, factor, CT, _NONE if mask is None else mask, out)
+    return out
 
 
 def squared_rounds(*arguments) -> None:
     """``_squared_rounds`` compiled (numba must be installed: ``AVAILABLE``)."""
-    _compiled()(*arguments)
+    _compiled()["monorma"](*arguments)
+
+
+def onorma_squared_rounds(*arguments) -> None:
+    """``_onorma_squared_rounds`` compiled (numba must be installed: ``AVAILABLE``)."""
+    _compiled()["onorma"](*arguments)
+
+
+def norm_recursion_compiled(*arguments) -> float:
+    """``norm_recursion`` compiled where numba is installed (``AVAILABLE``), else as plain Python."""
+    return (_compiled()["norms"] if AVAILABLE else norm_recursion)(*arguments)

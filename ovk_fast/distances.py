@@ -80,6 +80,7 @@ class StreamOperands:
 
     def __init__(self, X: np.ndarray, factor: float, fold: float):
         self._expansion = Expansion(X, factor, fold)
+        self.fold = fold        # left @ right.T = -fold |x - z|^2
         self.right = None
         if self._expansion.finite:
             self.right = self._expansion.right(X, np.empty_like(self._expansion.left))

@@ -25,10 +25,12 @@ class PairGeometry:
 
     With a ``workspace`` (``ovk_fast.stored_rows.Workspace``), these and the kernel values on the pairs are
     written into its arrays, in the order they are asked for (the n-th array asked of a geometry is the
-    workspace's n-th): valid until the next geometry on the same workspace."""
+    workspace's n-th): valid until the next geometry on the same workspace. ``operands``: the expansion's
+    ``(left, right)`` rows of ``X`` and ``Z`` sliced from the stream's (``distances.StreamOperands``, built for
+    these bandwidths), where the caller has them: the only bandwidth's exponents are then their product."""
 
-    def __init__(self, X: np.ndarray, Z: np.ndarray, workspace=None, bandwidths=()):
-        self.X, self.Z = X, Z
+    def __init__(self, X: np.ndarray, Z: np.ndarray, workspace=None, bandwidths=(), operands=None):
+        self.X, self.Z, self._operands = X, Z, operands
         self._inner = self._sqdist = None
         self._workspace, self._arrays = workspace, 0
         self._factor = exponent_factor(bandwidths)
@@ -66,6 +68,9 @@ class PairGeometry:
         expansion is accurate, one GEMM with ``1/mu`` folded in (not clipped at 0: its round-off is within the
         accuracy bound); else from the squared distances."""
         shape = (len(self.X), len(self.Z))
+        if self._sqdist is None and mu == self._only and self._operands is not None:
+            left, right = self._operands
+            return np.matmul(left, right.T, out=self.new_array(shape))
         if self._sqdist is None and mu == self._only:
             expansion = Expansion(self.X, self._factor, fold=1.0 / mu)
             right = expansion.right(self.Z, np.empty((len(self.Z), self.Z.shape[1] + 2))) if expansion.usable else None
@@ -105,6 +110,15 @@ def bandwidths(kernels) -> list:
         elif isinstance(kernel, Separable) and isinstance(kernel.scalar, Gaussian):
             found.append(kernel.scalar.mu)
     return found
+
+
+def gaussian_factors(kernels, fold: float) -> np.ndarray | None:
+    """``f_j`` with ``K_j(x, z) = exp(f_j E) B_j`` for exponents ``E = -fold |x - z|^2`` (``distances.StreamOperands``),
+    where every kernel is ``Separable`` with a Gaussian scalar, else None: ``(1/mu_j) / fold``, exactly 1 where the
+    operands fold the only bandwidth in and ``1/mu_j`` where they fold none (the factors the tiles multiply by)."""
+    if not all(isinstance(kernel, Separable) and isinstance(kernel.scalar, Gaussian) for kernel in kernels):
+        return None
+    return np.array([(1.0 / kernel.scalar.mu) / fold for kernel in kernels])
 
 
 def exponent_factor(mus) -> float:
@@ -275,4 +289,4 @@ def diagonal_quadratic(kernel, X: np.ndarray, A: np.ndarray) -> np.ndarray:
     if terms is None:
         return np.einsum("rd,rde,re->r", A, diagonal_blocks(kernel, X), A)
     geometry = PairGeometry.diagonal(X)
-    return sum(_scalar_values(scalar, geometry) * np.einsum("rd,ed,re->r", A, B, A) for scalar, B in terms)
+    return sum(_scalar_values(scalar, geometry) * np.einsum("re,re->r", A @ B.T, A) for scalar, B in terms)

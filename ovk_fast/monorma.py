@@ -14,7 +14,7 @@ import numpy as np
 
 from ovk_fast import compiled
 from ovk_fast.divergence_watch import DivergenceWatch
-from ovk_fast.kernel_rows import KernelRowsStack, diagonal_blocks
+from ovk_fast.kernel_rows import KernelRowsStack, diagonal_blocks, gaussian_factors
 from ovk_fast.literal_range import LiteralBound, finite_rounds, magnitude
 from ovk_fast.literal_rounds import run_literally
 from ovk_fast.onorma import BLOCK_ROUNDS, block_schedule
@@ -58,18 +58,23 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
             left = operands.left(start, stop) if operands is not None else None
             old = apply_rows(kernels, block, X[:start], beta[:start], None,                  # m x B x d
                              None if left is None else (left, operands.right[:start]))
-            rows = KernelRowsStack(kernels, block, block, workspace)
-            diagonal = np.array([diagonal_blocks(kernel, block) for kernel in kernels])    # m x B x d x d
             scale_list = scales.tolist()
             records = (predictions[start:stop], new_coefficients[start:stop], block_beta, gamma_record[start:stop],
                        weights_record[start:stop])
             initial = weights, gamma
-            if compiled.AVAILABLE and isinstance(loss, Squared) and rows.S is not None:
+            own = _compiled_rows(kernels, block, left, operands, start, workspace) \
+                if compiled.AVAILABLE and isinstance(loss, Squared) else None
+            if own is not None and len(own[1]):     # Gaussian kernels: K_j(x, x) = exp(0) B_j = B_j exactly
+                diagonal = np.broadcast_to(own[2][:, None], (m, stop - start, d, d))
+            else:
+                diagonal = np.array([diagonal_blocks(kernel, block) for kernel in kernels])    # m x B x d x d
+            if own is not None:
                 weights, gamma = weights.copy(), gamma.copy()       # updated in place
-                compiled.squared_rounds(rows.S, rows.B, old, diagonal, Y[start:stop], c_t,
+                compiled.squared_rounds(*own, old, diagonal, Y[start:stop], c_t,
                                         np.concatenate(([1.0], scales[:-1])), scales, -eta_t, weights, gamma, r,
                                         all_zero == "keep", *records)
             else:
+                rows = KernelRowsStack(kernels, block, block, workspace)
                 weights, gamma = _rounds(rows, old, diagonal, Y[start:stop], c_t.tolist(), scale_list, (-eta_t).tolist(),
                                          weights, gamma, checked, records)
             scale = scale_list[-1]
@@ -84,6 +89,20 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
     return MonormaRecord(predictions=predictions, weights=weights_record, gamma=gamma_record,
                          coefficients=scale * beta, new_coefficients=new_coefficients,
                          kernel_evaluations=m * np.arange(1, n + 1), diverged_at=watch.diverged_at)
+
+
+def _compiled_rows(kernels, block, left, operands, start, workspace) -> tuple | None:
+    """The block's own rows for ``compiled.squared_rounds``: ``(E, factors, B)``, Gaussian exponents on the stream's
+    operands (where the block has its ``left`` operand) exponentiated in the loop for the terms it needs
+    (``kernel_rows.gaussian_factors``), else ``(S, [], B)`` the kernels' scalar rows; None where a kernel is not one
+    separable term."""
+    factors = None if left is None else gaussian_factors(kernels, operands.fold)
+    n = len(block)
+    if factors is not None:
+        E = np.matmul(left, operands.right[start:start + n].T, out=workspace.array("own", (n, n)))
+        return E[None], factors, np.array([np.asarray(kernel.B, dtype=float) for kernel in kernels])
+    rows = KernelRowsStack(kernels, block, block, workspace)
+    return None if rows.S is None else (rows.S, np.zeros(0), rows.B)
 
 
 def _rounds(rows, old, diagonal, Y, c_t, scales, steps, weights, gamma, checked, records):

@@ -24,9 +24,10 @@ import functools
 import numpy as np
 from scipy import linalg
 
+from ovk_fast import compiled
 from ovk_fast.batch import eigenvalue_groups
 from ovk_fast.divergence_watch import DivergenceWatch
-from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, diagonal_quadratic
+from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, diagonal_quadratic, gaussian_factors
 from ovk_fast.literal_range import LiteralBound, finite_rounds, magnitude
 from ovk_fast.literal_rounds import run_literally
 from ovk_fast.precision import float64_only
@@ -141,12 +142,16 @@ class _Run:
         self.workspace = Workspace()    # the block's own rows and solve: the same memory block after block
         self.predictions, self.new_coefficients, self.norms = np.zeros((n, d)), np.zeros((n, d)), np.zeros(n)
 
+    def _left_operand(self, rows: range):
+        """The expansion's left operand of the inputs ``rows`` (``distances.StreamOperands.left``), or None."""
+        return self.ring.operands.left(rows.start, rows.stop) if self.ring.operands is not None else None
+
     def _old_terms(self, rows: range, first):
         """``sum_j K(x_r, x_j) beta_j`` for the inputs ``r`` in ``rows``, over stored j >= first[r] (all stored j
         without truncation)."""
         filled = self.ring.filled()
         mask = self.ring.index[None, :filled] >= first[:, None] if self.truncated else None
-        left = self.ring.operands.left(rows.start, rows.stop) if self.ring.operands is not None else None
+        left = self._left_operand(rows)
         operands = None if left is None else (left, self.ring.right[:filled])
         return apply_rows([self.kernel], self.X[rows.start:rows.stop], self.ring.X[:filled], self.ring.beta[:filled],
                           mask, operands)[0]
@@ -167,13 +172,15 @@ class _Run:
         stop = start + len(scales)
         queries = X[start:stop]
         old = self._old_terms(range(start, stop), before[start:stop])
-        rows = KernelRows(self.kernel, queries, queries, PairGeometry(queries, queries, self.workspace, self.bandwidths))
         firsts = np.maximum(before[start:stop] - start, 0)
         steps = -eta_t
         records = self.predictions[start:stop], self.new_coefficients[start:stop]
-        beta = self._affine_rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
+        beta = self._compiled_rounds(start, stop, old, firsts, scales, steps, records) if compiled.AVAILABLE else None
         if beta is None:
-            beta = self._rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
+            rows = self._own_rows(start, stop)
+            beta = self._affine_rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
+            if beta is None:
+                beta = self._rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
         norm2 = self.norm2
         self._norms(start, stop, c_t, scales, beta)
         unsafe = self._first_unsafe(start, stop, beta, norm2) if literal else None
@@ -182,6 +189,32 @@ class _Run:
         self.ring.put(start, queries, beta)
         self.scale = float(scales[-1])
         return stop
+
+    def _own_rows(self, start: int, stop: int) -> KernelRows:
+        """The rows of the block's inputs against themselves (the Gaussian exponents on the stream's operands)."""
+        queries, left = self.X[start:stop], self._left_operand(range(start, stop))
+        own = None if left is None else (left, self.ring.operands.right[start:stop])
+        return KernelRows(self.kernel, queries, queries, PairGeometry(queries, queries, self.workspace, self.bandwidths, own))
+
+    def _compiled_rounds(self, start, stop, old, firsts, scales, steps, records):
+        """``_rounds`` compiled (``compiled.onorma_squared_rounds``) for the squared loss and a kernel ``k(x, z) B``:
+        a Gaussian's rows as exponents on the stream's operands, exponentiated in the loop for the terms it needs
+        (``kernel_rows.gaussian_factors``), else the block's own scalar rows. None where it does not apply."""
+        if not isinstance(self.loss, Squared):
+            return None
+        n, left = stop - start, self._left_operand(range(start, stop))
+        factors = None if left is None else gaussian_factors([self.kernel], self.ring.operands.fold)
+        if factors is not None:
+            S, B = np.matmul(left, self.ring.operands.right[start:stop].T, out=self.workspace.array("own", (n, n))), self.kernel.B
+        elif (form := self._own_rows(start, stop).separable_form()) is not None:
+            (S, B), factors = form, np.zeros(0)
+        else:
+            return None
+        beta = np.empty((n, self.Y.shape[1]))
+        compiled.onorma_squared_rounds(S[None], factors, np.ascontiguousarray(B, dtype=float)[None], old[None],
+                                       np.concatenate(([1.0], scales[:-1])), scales, steps, firsts,
+                                       self.Y[start:stop], *records, beta)
+        return beta
 
     def _first_unsafe(self, start, stop, beta, norm2) -> int | None:
         """The first round of the block (0-based, in the stream) where ovk_fast's order may decide differently from
@@ -289,24 +322,18 @@ class _Run:
         predictions, new_coefficients = self.predictions[start:stop], self.new_coefficients[start:stop]
         # the terms of 6.2 without ||f_{t-1}||^2: 2 c_t <f_{t-1}(x_t), alpha_tt> + <K(x_t, x_t) alpha_tt, alpha_tt>
         added = (2 * c_t * np.einsum("rd,rd->r", predictions, new_coefficients)
-                 + diagonal_quadratic(self.kernel, self.X[start:stop], new_coefficients)).tolist()
-        downdates = self._downdates(start, stop, scales, beta)
-        norm2, values = self.norm2, []
-        for r, (c, term) in enumerate(zip(c_t.tolist(), added)):
-            norm2 = c * c * norm2 + term
-            if downdates:
-                for downdate in downdates.get(r, ()):                     # 4. truncate, downdating the norm
-                    norm2 += downdate
-            values.append(norm2)
-        self.norms[start:stop], self.norm2 = values, norm2
+                 + diagonal_quadratic(self.kernel, self.X[start:stop], new_coefficients))
+        rounds, downdates = self._downdates(start, stop, scales, beta)
+        self.norm2 = compiled.norm_recursion_compiled(c_t, added, self.norm2, rounds, downdates, self.norms[start:stop])
 
-    def _downdates(self, start, stop, scales, beta) -> dict:
-        """``{r: [terms]}``: for each index i that round r of the block drops (in order), spec 6.5's
+    def _downdates(self, start, stop, scales, beta) -> tuple:
+        """``(rounds, terms)``: for each index i that the block's rounds drop (in order), the round r that drops it
+        (ascending) and spec 6.5's
         ``-2 <f_t(x_i), alpha_i> + <K(x_i, x_i) alpha_i, alpha_i>`` with ``f_t`` the expansion before the drops:
         the stored terms ``j >= i`` (``_old_terms``) and the block's rounds ``j <= r``, all drops at once."""
         dropped = np.arange(self.before[start], self.lo[stop - 1])          # indices the block's rounds drop, in order
         if not len(dropped):
-            return {}
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
         rounds = np.searchsorted(self.lo[start:stop], dropped, side="right")   # i is dropped at the first r with lo > i
         block = np.arange(stop - start)
         within = (block[None, :] >= np.maximum(dropped - start, 0)[:, None]) & (block[None, :] <= rounds[:, None])
@@ -322,7 +349,4 @@ class _Run:
         a = scale * np.where((dropped >= start)[:, None], beta[np.maximum(dropped - start, 0)],
                              ring.beta[dropped % len(ring.index)])
         terms = -2 * np.einsum("kd,kd->k", h, a) + diagonal_quadratic(self.kernel, self.X[dropped], a)   # spec 6.5
-        downdates = {}
-        for r, term in zip(rounds.tolist(), terms.tolist()):
-            downdates.setdefault(r, []).append(term)
-        return downdates
+        return rounds, terms

@@ -16,6 +16,7 @@ import threading
 
 import numpy as np
 
+from ovk_fast import compiled
 from ovk_fast.distances import Expansion, StreamOperands, direct_squared_distances, gaussian_exponents
 from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, exponent_factor, separable_terms
 from ovk_fast.threads import map_in_order
@@ -121,27 +122,35 @@ class SeparableTiles:
         """``[s(X, Z_tile) C_tile for each scalar s]``: an (n_scalars, n_x, d) array."""
         X, Z = self.X, self.Z[lo:lo + TILE_COLUMNS]
         workspace, shape = Workspace.of_this_thread(), (len(X), len(Z))
-        exponents = inner = direct = None
-        if self.gaussians:                 # -fold |x - z|^2, or |x - z|^2 by the direct sum
-            exponents = workspace.array("exponents", shape)
-            left, right = self.left, None if self.right is None else self.right[lo:lo + len(Z)]
-            if right is None and self.expansion.usable:
-                left = self.expansion.left
-                right = self.expansion.right(Z, workspace.array("right", (len(Z), X.shape[1] + 2)))
-            direct = right is None
-            if direct:
-                direct_squared_distances(X, Z, exponents, workspace.array("scratch", shape))
-            else:
-                np.matmul(left, right.T, out=exponents)
+        exponents, direct = self._exponents(lo, Z, workspace, shape) if self.gaussians else (None, None)
+        inner = None
         if self.inner:
             inner = np.matmul(X, Z.T, out=workspace.array("inner", shape))
         products = np.empty((len(self.scalars), len(X), C.shape[1]))
+        fused = compiled.AVAILABLE and self.gaussians and not direct
+        CT = np.ascontiguousarray(C[lo:lo + len(Z)].T) if fused else None
+        tile_mask = None if mask is None else mask[:, lo:lo + len(Z)]
         for index, scalar in enumerate(self.scalars):
+            if fused and isinstance(scalar, Gaussian):      # exp and the product with C in one pass
+                compiled.exp_product(exponents, 1.0 if self.folded else 1.0 / scalar.mu, CT, products[index], tile_mask)
+                continue
             values = self._values(scalar, exponents, direct, inner, workspace, shape)
             if mask is not None:
-                values = np.multiply(values, mask[:, lo:lo + len(Z)], out=workspace.array("masked", shape))
+                values = np.multiply(values, tile_mask, out=workspace.array("masked", shape))
             np.matmul(values, C[lo:lo + len(Z)], out=products[index])
         return products
+
+    def _exponents(self, lo: int, Z: np.ndarray, workspace: Workspace, shape) -> tuple:
+        """``(-fold |x - z|^2, False)`` for the tile of stored points ``Z`` from ``lo``, or ``(|x - z|^2, True)`` by
+        the direct sum."""
+        exponents = workspace.array("exponents", shape)
+        left, right = self.left, None if self.right is None else self.right[lo:lo + len(Z)]
+        if right is None and self.expansion.usable:
+            left = self.expansion.left
+            right = self.expansion.right(Z, workspace.array("right", (len(Z), self.X.shape[1] + 2)))
+        if right is None:
+            return direct_squared_distances(self.X, Z, exponents, workspace.array("scratch", shape)), True
+        return np.matmul(left, right.T, out=exponents), False
 
     def _values(self, scalar, exponents, direct, inner, workspace, shape) -> np.ndarray:
         if isinstance(scalar, Gaussian):

@@ -61,6 +61,13 @@ MPMATH_VS_EXACT_RTOL = 1e-40
 #: this relative amount, the size of the solver's own round-off and 100x below IDENTITY_RTOL.
 EIGENVALUE_TIE = 1e-12
 
+#: ovk_fast's compiled exp (``ovk_fast.compiled``) against the platform's libm ``math.exp``, in units in the last
+#: place of libm's value: each is within 1 ulp of the exact value (ours: Cody-Waite reduction, a degree-13 Taylor
+#: polynomial with truncation below 1e-17, one rounding into the subnormals; measured at most 1 ulp from glibc's on
+#: 5e5 points of [-750, 712], as numpy's own exp), so at most 2 apart; a wrong coefficient or reduction is off by
+#: thousands of ulps.
+COMPILED_EXP_ULPS = 2
+
 # --- inequalities that can hold with equality ----------------------------------------------------
 #: relative margin for an inequality checked in float64 whose two sides can tie (spec 11
 #: "Tolerances"), e.g. the subgradient inequality on an affine piece of a loss, or convexity on a

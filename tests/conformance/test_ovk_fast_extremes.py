@@ -357,9 +357,11 @@ def check_pinned(name):
     assert_engines_agree(algorithm, X, Y, kernels, arguments)
 
 
+@pytest.mark.parametrize("compiled", ROUND_LOOPS, ids=lambda compiled: "compiled" if compiled else "numpy")
 @pytest.mark.parametrize("name", list(PINNED))
-def test_a_disagreement_found_is_gone(name):
-    check_pinned(name)
+def test_a_disagreement_found_is_gone(name, compiled):
+    with mock.patch.object(compiled_module, "AVAILABLE", compiled):
+        check_pinned(name)
 
 
 # --- the faults each fix guards against, planted back ---------------------------------------------------------------
@@ -415,10 +417,14 @@ def _bounds_without_the_divergence_bound(self, kernels, X, Y, eta, divergence_bo
 
 _UNDERFLOWS = [name for name in PINNED if "underflows" in name]
 _BEFORE = [name for name in PINNED if not name.startswith("polynomial degree")]
+#: found on the numpy block solve (``eta_t / scale_t`` overflows); the compiled rounds divide after the product
+_NUMPY_SOLVE = ["a step over a tiny scale times a zero target"]
 
 #: planted fault -> (its context manager, the pinned cases it must fail)
 PLANTED = {
     "ovk_fast before: no literal rounds": (without_literal_rounds, _BEFORE),
+    "ovk_fast's compiled kernels without literal rounds": (
+        lambda: _compiled_engine(without_literal_rounds), [name for name in _BEFORE if name not in _NUMPY_SOLVE]),
     # the underflow check also fails where the bound is infinite and a coefficient is not 0
     "no overflow check": (lambda: _patched(literal_range.LiteralBound, "overflow", _no_rounds),
                           ["ovk_ref's kernel value overflows times a zero coefficient"]),
@@ -435,11 +441,20 @@ PLANTED = {
 }
 
 
+@contextmanager
+def _compiled_engine(planted, compiled=True):
+    with mock.patch.object(compiled_module, "AVAILABLE", compiled), planted():
+        yield
+
+
 @pytest.mark.parametrize("plant", list(PLANTED))
 def test_each_fix_planted_away_fails_its_pinned_cases(plant):
+    """The fixes were made on the numpy engine: planted away there (the compiled kernels where a plant says so),
+    each fails its pinned cases."""
     planted, names = PLANTED[plant]
     for name in names:
-        with planted(), pytest.raises(AssertionError):
+        with _compiled_engine(planted, compiled=False) if "compiled" not in plant else planted(), \
+                pytest.raises(AssertionError):
             check_pinned(name)
 
 
@@ -451,16 +466,20 @@ def _comparisons_passing_nan(self, bound, norms):
 def test_a_non_finite_number_of_ovk_fast_is_run_literally():
     """The safety net: a fault of ovk_fast's own that makes a number non-finite (planted: the Gaussian exponents'
     expansion at inputs of norm 1e155, where it overflows to NaN) gives the reference's record, ovk_ref's learner
-    running those rounds (the NaN makes the round's bound NaN, which fails the comparisons); with the comparisons
-    planted to let NaN pass, it is the fault's NaN."""
+    running those rounds (the NaN makes the round's bound NaN, which fails the comparisons), on both engines; with
+    the comparisons planted to let NaN pass, the numpy engine's record is the fault's NaN (the compiled rounds' NaN
+    unscaled coefficients are caught before the bound: ``finite_rounds``)."""
     X, Y = _stream()
     X = X * 1e155
     kernels = [ovk_ref.gaussian_separable(1.0, 2)]
     distances, stored_rows = (importlib.import_module(f"ovk_fast.{name}") for name in ("distances", "stored_rows"))
     with mock.patch.object(stored_rows, "direct_squared_distances", _expansion_everywhere), \
             mock.patch.object(distances, "direct_squared_distances", _expansion_everywhere):
-        assert_engines_agree("onorma", X, Y, kernels, {"loss": "squared", **_STEP})
-        with _patched(literal_range.LiteralBound, "overflow", _comparisons_passing_nan), \
+        for compiled in ROUND_LOOPS:
+            with mock.patch.object(compiled_module, "AVAILABLE", compiled):
+                assert_engines_agree("onorma", X, Y, kernels, {"loss": "squared", **_STEP})
+        with mock.patch.object(compiled_module, "AVAILABLE", False), \
+                _patched(literal_range.LiteralBound, "overflow", _comparisons_passing_nan), \
                 _patched(literal_range.LiteralBound, "underflow", _no_rounds), pytest.raises(AssertionError):
             assert_engines_agree("onorma", X, Y, kernels, {"loss": "squared", **_STEP})
 

@@ -34,7 +34,7 @@ stored_rows_module = importlib.import_module("ovk_fast.stored_rows")
 threads_module = importlib.import_module("ovk_fast.threads")
 compiled_module = importlib.import_module("ovk_fast.compiled")
 
-#: MONORMA's round loops to certify: the numpy loop always, the compiled one where numba is installed
+#: the engines to certify: numpy's always, the compiled kernels (rounds, fused tiles) where numba is installed
 ROUND_LOOPS = [False, True] if compiled_module.AVAILABLE else [False]
 
 SMOOTH_LOSSES = ["squared", {"type": "huber", "delta": 0.5}, "softmax"]
@@ -132,7 +132,8 @@ def test_onorma_matches_the_reference(data):
     lam, eta = data.draw(strategies.step_parameters(), label="lam, eta")
     truncation = data.draw(truncations(len(X)), label="truncation")
     reference = ovk_ref.onorma(X, Y, kernel, lam=lam, eta=eta, loss=loss, truncation=truncation)
-    with _engine(data.draw(engine_settings(), label="engine")):
+    with _engine(data.draw(engine_settings(), label="engine")), \
+            mock.patch.object(compiled_module, "AVAILABLE", data.draw(st.sampled_from(ROUND_LOOPS), label="compiled")):
         fast = ovk_fast.onorma(X, Y, kernel.to_dict(), lam=lam, eta=eta, loss=loss, truncation=truncation)
     assert_same_record(fast, reference, term_scales(X, Y, [kernel], reference, eta))
 
@@ -404,25 +405,32 @@ def test_tiled_rows_of_several_kernels_equal_each_kernels_own_rows(data):
         assert np.max(np.abs(rows - own.apply(C)), initial=0.0) <= tolerances.IDENTITY_RTOL * terms
 
 
+#: ONORMA's squared-loss solves of a block: numpy's triangular solve, and the compiled rounds where numba is installed
+BLOCK_SOLVES = ["_affine_rounds"] + (["_compiled_rounds"] if compiled_module.AVAILABLE else [])
+
+
+@pytest.mark.parametrize("solve", BLOCK_SOLVES)
 @pytest.mark.parametrize("truncation", [None, 40])
-def test_the_block_solve_runs_the_rounds_the_loop_runs_up_to_and_at_the_divergence(truncation):
-    """ONORMA's squared-loss block solve (``_Run._affine_rounds``) against the round-by-round loop it replaces, on
-    a stream that overflows (eta = 90): the solve is taken, the records agree before the divergence, and both
-    report the same round and the same non-finite entries after it."""
+def test_the_block_solve_runs_the_rounds_the_loop_runs_up_to_and_at_the_divergence(truncation, solve):
+    """ONORMA's squared-loss block solves (``_Run._affine_rounds``, ``_Run._compiled_rounds``) against the
+    round-by-round loop they replace, on a stream that overflows (eta = 90): the solve is taken, the records agree
+    before the divergence, and both report the same round and the same non-finite entries after it."""
     rng = np.random.default_rng(0)
     X, Y = rng.random((600, 3)), rng.standard_normal((600, 2))
     kernel = ovk_ref.gaussian_separable(1.0, 2)
     solved = []
-    original = onorma_module._Run._affine_rounds
+    original = getattr(onorma_module._Run, solve)
 
     def counted(self, *args):
         beta = original(self, *args)
         solved.append(beta is not None)
         return beta
 
-    with pytest.warns(ovk_ref.DivergenceWarning), mock.patch.object(onorma_module._Run, "_affine_rounds", counted):
+    with pytest.warns(ovk_ref.DivergenceWarning), mock.patch.object(onorma_module._Run, solve, counted), \
+            mock.patch.object(compiled_module, "AVAILABLE", solve == "_compiled_rounds"):
         block = ovk_fast.onorma(X, Y, kernel, lam=1e-3, eta=90.0, truncation=truncation)
-    with pytest.warns(ovk_ref.DivergenceWarning), mock.patch.object(onorma_module._Run, "_affine_rounds", lambda *a: None):
+    with pytest.warns(ovk_ref.DivergenceWarning), mock.patch.object(onorma_module._Run, "_affine_rounds", lambda *a: None), \
+            mock.patch.object(compiled_module, "AVAILABLE", False):
         loop = ovk_fast.onorma(X, Y, kernel, lam=1e-3, eta=90.0, truncation=truncation)
     assert solved and all(solved)
     assert block.diverged_at == loop.diverged_at is not None

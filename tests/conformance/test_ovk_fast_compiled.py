@@ -1,0 +1,164 @@
+"""ovk_fast's compiled kernels (the ``fast`` extra, numba): the exp of ``ovk_fast.compiled`` against libm, the
+fused product of a tile against numpy's, and planted faults in each that the checks catch. That the engine's
+records match the reference with and without them is ``test_ovk_fast_properties`` (it draws ``compiled``)."""
+import importlib
+import inspect
+import math
+from unittest import mock
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from test_ovk_fast_properties import assert_same_record, term_scales
+
+import ovk_fast
+import ovk_ref
+from ovk_ref import tolerances
+from ovk_ref.synthetic import linear_related_tasks
+
+compiled_module = importlib.import_module("ovk_fast.compiled")
+stored_rows_module = importlib.import_module("ovk_fast.stored_rows")
+
+pytestmark = pytest.mark.skipif(not compiled_module.AVAILABLE, reason="numba is not installed: no compiled kernels")
+
+#: where exp is 0 (below), finite and normal, subnormal, and inf (above), and its reduction's edges
+EDGES = [-800.0, -746.0, -745.2, -745.1, -740.0, -720.0, -708.5, -708.3, -1e-300, 0.0, 5e-324, 0.5 * math.log(2),
+         -0.5 * math.log(2), 1.0, 700.0, 709.78, 709.79, 710.0, 800.0]
+
+
+def libm_exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def ulps_from_libm(values: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """|values - libm's exp(x)| in units in the last place of libm's value (0 where both are the same inf)."""
+    expected = np.array([libm_exp(v) for v in x])
+    same = values == expected
+    with np.errstate(invalid="ignore", over="ignore"):      # inf - inf, and a finite value / the spacing of 5e-324
+        return np.where(same, 0.0, np.abs(values - expected) / np.spacing(expected))
+
+
+def plain_exp_row(source: str):
+    """``_exp_row`` from ``source`` run as plain Python (not compiled)."""
+    namespace = {}
+    exec(source, namespace)
+    return namespace["_exp_row"]
+
+
+@given(x=hnp.arrays(np.float64, st.integers(1, 40), elements=st.floats(-760.0, 720.0)))
+def test_the_compiled_exp_is_libms_to_two_ulps(x):
+    assert np.max(ulps_from_libm(compiled_module.exp_into(x, np.empty_like(x)), x)) <= tolerances.COMPILED_EXP_ULPS
+
+
+def test_the_compiled_exp_at_its_edges_and_on_nan():
+    x = np.array(EDGES + [math.nan, -math.inf, math.inf])
+    values = compiled_module.exp_into(x, np.empty_like(x))
+    assert np.max(ulps_from_libm(values[:-3], x[:-3])) <= tolerances.COMPILED_EXP_ULPS
+    assert math.isnan(values[-3]) and values[-2] == 0.0 and values[-1] == math.inf
+
+
+@pytest.mark.parametrize("fault, planted", [
+    ("the polynomial of degree 11 (up to 27 ulps)", (
+        "p = 1.0 / 6227020800.0\n        p = p * s + 1.0 / 479001600.0\n        p = p * s + 1.0 / 39916800.0",
+        "p = 1.0 / 39916800.0")),
+    ("ln 2 in one part", (" - k * _LN2_LOW", "")),
+    ("2^k in one factor: subnormals round twice, or wrap", (
+        "p * _float_from_bits((half + 1023) << 52) * _float_from_bits((whole - half + 1023) << 52)",
+        "p * _float_from_bits((whole + 1023) << 52)")),
+])
+def test_a_planted_fault_in_the_exp_is_caught(fault, planted):
+    """The check above on its edges and a grid catches each planted fault (run as plain Python, as is the faultless
+    source, which passes)."""
+    source = inspect.getsource(compiled_module)
+    assert source.count(planted[0]) == 1
+    x = np.concatenate([EDGES, np.linspace(-745.0, 709.0, 4001)])
+    for exp_row, expect_caught in ((plain_exp_row(source), False), (plain_exp_row(source.replace(*planted)), True)):
+        values = np.empty_like(x)
+        with np.errstate(all="ignore"):
+            exp_row(x, 1.0, values)
+        assert (np.max(ulps_from_libm(values, x)) > tolerances.COMPILED_EXP_ULPS) == expect_caught, fault
+
+
+@given(data=st.data())
+def test_the_fused_product_is_exp_then_the_product(data):
+    """``exp_product(E, factor, C.T, mask)`` is ``(exp(factor E) * mask) @ C`` to IDENTITY_RTOL of the same with
+    ``|C|``, for any count of rows (groups of ``ROWS`` and a remainder) and columns, with and without a mask."""
+    n, m, d = (data.draw(st.integers(0, 9), label="rows"), data.draw(st.integers(0, 30), label="columns"),
+               data.draw(st.integers(1, 4), label="d"))
+    E = data.draw(hnp.arrays(np.float64, (n, m), elements=st.floats(-50.0, 0.0)), label="E")
+    C = data.draw(hnp.arrays(np.float64, (m, d), elements=st.floats(-1e3, 1e3)), label="C")
+    factor = data.draw(st.floats(0.01, 10.0), label="factor")
+    mask = data.draw(st.none() | hnp.arrays(bool, (n, m)), label="mask")
+    values = np.exp(factor * E) * (1 if mask is None else mask)
+    out = compiled_module.exp_product(E, factor, np.ascontiguousarray(C.T), np.full((n, d), np.nan), mask)
+    scale = values @ np.abs(C)
+    assert np.all(np.abs(out - values @ C) <= tolerances.IDENTITY_RTOL * scale + tolerances.UNDERFLOW_ATOL)
+
+
+def _gaussian_run(n):
+    X, Y = linear_related_tasks(n, p=2, d=3, seed=8)
+    return X, Y, ovk_ref.gaussian_separable(0.7, 3)
+
+
+def test_onorma_takes_the_compiled_kernels_and_a_planted_fault_in_each_is_caught():
+    """Where numba is installed, ONORMA's tiles take the fused product and its squared-loss rounds the compiled
+    loop (so the property checks certify them); each with a planted fault fails the comparison with the
+    reference: a fused product that drops the last row of each group of four, and rounds that forget the
+    shrink of the earlier terms (``previous``)."""
+    X, Y, kernel = _gaussian_run(300)
+    reference = ovk_ref.onorma(X, Y, kernel, lam=0.05, eta=0.5)
+    scales = term_scales(X, Y, [kernel], reference, 0.5)
+    calls = {"tiles": 0, "rounds": 0}
+    products, rounds = compiled_module.exp_product, compiled_module.onorma_squared_rounds
+
+    def counted(name, function):
+        return lambda *a: calls.__setitem__(name, calls[name] + 1) or function(*a)
+
+    with mock.patch.object(compiled_module, "exp_product", counted("tiles", products)), \
+            mock.patch.object(compiled_module, "onorma_squared_rounds", counted("rounds", rounds)):
+        assert_same_record(ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5), reference, scales)
+    assert calls["tiles"] and calls["rounds"]
+
+    def drops_a_row(E, factor, CT, out, mask=None):
+        products(E, factor, CT, out, mask)
+        out[3::compiled_module.ROWS] = 0.0
+        return out
+
+    source = inspect.getsource(compiled_module)
+    assert source.count("previous[b] * (old[j, b, e] + total)") == 1
+    namespace = {}
+    exec(source.replace("previous[b] * (old[j, b, e] + total)", "(old[j, b, e] + total)"), namespace)
+    for patch in (mock.patch.object(compiled_module, "exp_product", drops_a_row),
+                  mock.patch.object(compiled_module, "onorma_squared_rounds", namespace["_onorma_squared_rounds"])):
+        with patch:
+            planted = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5)
+        with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients"):
+            assert_same_record(planted, reference, scales)
+
+
+def test_truncated_onorma_takes_the_masked_product_and_a_dropped_mask_is_caught():
+    """With a window, the tiles' fused products take the mask of the terms each round keeps (spec 5.2); the same
+    products with the mask planted away (every stored term kept) fail the comparison with the reference."""
+    X, Y, kernel = _gaussian_run(300)
+    window = 40
+    reference = ovk_ref.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=window)
+    scales = term_scales(X, Y, [kernel], reference, 0.5)
+    products, masks = compiled_module.exp_product, []
+
+    def recorded(E, factor, CT, out, mask=None):
+        masks.append(mask is not None)
+        return products(E, factor, CT, out, mask)
+
+    with mock.patch.object(compiled_module, "exp_product", recorded):
+        assert_same_record(ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=window), reference, scales)
+    assert masks and all(masks)
+    unmasked = lambda E, factor, CT, out, mask=None: products(E, factor, CT, out)    # noqa: E731
+    with mock.patch.object(compiled_module, "exp_product", unmasked):
+        planted = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=window)
+    with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients"):
+        assert_same_record(planted, reference, scales)
