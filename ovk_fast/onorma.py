@@ -10,9 +10,11 @@
   their contribution to every prediction of the block are computed tile by tile (``stored_rows.apply_rows``,
   on ovk_fast's threads; the Gaussian exponents on operands built once per run, ``distances.StreamOperands``,
   kept in the ring beside the points); the old coefficients only rescale within the block. Inside the block each round adds
-  the terms of the block's earlier rounds: for the squared loss and a kernel ``k(x, z) B`` that is a
-  triangular linear system, solved at once in B's eigenbasis; otherwise a loop over the rounds does only what
-  depends on the previous round.
+  the terms of the block's earlier rounds: for the squared loss and a kernel ``k(x, z) B``, a compiled loop where
+  numba is installed (``ovk_fast.compiled``; a Gaussian's own rows exponentiated for the terms each round needs),
+  else that triangular linear system solved at once in B's eigenbasis; otherwise a loop over the rounds does only
+  what depends on the previous round. With numba, the tiles apply their Gaussian values to the coefficients in one
+  compiled pass too (``compiled.exp_product``).
 * Near float64's limits, where this order of a round's operations could overflow or underflow where ovk_ref's does
   not, or the reverse (``ovk_fast.literal_range``), the block's rounds from there are run by ovk_ref's own learner
   (``ovk_fast.literal_rounds``): a run diverges where ovk_ref's literal operations do (``ovk_ref.divergence``).
@@ -160,9 +162,9 @@ class _Run:
         """Rounds ``start..stop-1`` (0-based); returns the first round not run (earlier if ``scale`` gets small, or
         after a divergent round run literally).
 
-        Only steps 1-2 (prediction, new coefficient) depend on the previous round's result: ``_affine_rounds``
-        solves them for the whole block where they are linear (squared loss, kernel ``k B``), ``_rounds`` loops
-        over the rounds elsewhere. The step sizes and shrink factors do not depend on the data and are computed
+        Only steps 1-2 (prediction, new coefficient) depend on the previous round's result: where they are linear
+        (squared loss, kernel ``k B``) ``_compiled_rounds`` runs them compiled, or without numba ``_affine_rounds``
+        solves them for the whole block; ``_rounds`` loops over the rounds elsewhere. The step sizes and shrink factors do not depend on the data and are computed
         first; the norm recursion (spec 6.2, 6.5), the records and the ring buffer follow. With ``literal`` (no
         divergence yet), the rounds from the first whose numbers could reach float64's limits
         (``_first_unsafe``) are run by ovk_ref's learner (``_literal_rounds``)."""
