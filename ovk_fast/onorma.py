@@ -165,8 +165,8 @@ class _Run:
         Only steps 1-2 (prediction, new coefficient) depend on the previous round's result: where they are linear
         (squared loss, kernel ``k B``) ``_compiled_rounds`` runs them compiled, or without numba ``_affine_rounds``
         solves them for the whole block; ``_rounds`` loops over the rounds elsewhere. The step sizes and shrink
-        factors do not depend on the data and are computed first; the norm recursion (spec 6.2, 6.5), the records and the ring buffer follow. With ``literal`` (no
-        divergence yet), the rounds from the first whose numbers could reach float64's limits
+        factors do not depend on the data and are computed first; the norm recursion (spec 6.2, 6.5), the records
+        and the ring buffer follow. With ``literal`` (no divergence yet), the rounds from the first whose numbers could reach float64's limits
         (``_first_unsafe``) are run by ovk_ref's learner (``_literal_rounds``)."""
         X, Y, before = self.X, self.Y, self.before
         self.ring.beta *= self.scale        # fold the scale: stored beta are alpha_{i,start-1} now
