@@ -240,8 +240,8 @@ def norm_recursion(c_t, added, norm2, rounds, downdates, out):
     return norm2
 
 
-#: the steps of a round, compiled with the kernels
-ROUND_STEPS = (_kernel_values, _new_coefficient, _gammas, _delta_update)
+#: the steps of a round after step 1 (``_kernel_values``, compiled with reassociation), compiled into the rounds as written
+EXACT_STEPS = (_new_coefficient, _gammas, _delta_update)
 
 
 @functools.cache
@@ -263,7 +263,7 @@ def _compiled() -> dict:
     sums = numba.njit(fastmath={"contract", "reassoc"}, **options)
     plain = numba.njit(cache=True)
     exp_row = jit_calling(_exp_row, {"_float_from_bits": float_from_bits}, strict)
-    steps = {step.__name__: plain(step) for step in ROUND_STEPS}
+    steps = {step.__name__: plain(step) for step in EXACT_STEPS}
     steps["_kernel_values"] = jit_calling(_kernel_values, {"_exp_row": exp_row}, sums)
     return {"exp_row": exp_row, "exp_product": jit_calling(_exp_product, {"_exp_row": exp_row, "_dot_rows": sums(_dot_rows)}, strict),
             "monorma": jit_calling(_squared_rounds, steps, plain), "onorma": jit_calling(_onorma_squared_rounds, steps, plain),
