@@ -104,7 +104,7 @@ class _ProcessHost:
         self.folder = Path(self.directory.name)
         self.held = contextlib.ExitStack()
         self.held.enter_context(atomic_file.holding(self.folder))
-        atomic_file.remove_abandoned(self.folder.parent, FOLDER_PREFIX)
+        atomic_file.remove_abandoned(self.folder.parent, FOLDER_PREFIX, folders=True)
         self.count = 0
         self.lock = threading.Lock()
         self.running = None

@@ -88,14 +88,19 @@ def holding(folder):
         os.close(handle)
 
 
-def _abandoned(path: Path) -> bool:
-    """``path`` is old enough and no live writer holds it; it is then deleted, while locked by this process."""
-    if time.time() - path.lstat().st_mtime < ABANDONED_AFTER_SECONDS:
+def _abandoned(path: Path, folders: bool) -> bool:
+    """``path`` is a file (a folder, with ``folders``), old enough, and no live writer holds it; it is then
+    deleted, while locked by this process."""
+    status = path.lstat()
+    if not (stat.S_ISDIR if folders else stat.S_ISREG)(status.st_mode):
         return False
-    handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    if time.time() - status.st_mtime < ABANDONED_AFTER_SECONDS:
+        return False
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    handle = os.open(path, flags)
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)      # BlockingIOError: a live writer holds it
-        if path.is_dir():
+        if folders:
             shutil.rmtree(path)
         else:
             path.unlink()
@@ -104,17 +109,17 @@ def _abandoned(path: Path) -> bool:
         os.close(handle)
 
 
-def remove_abandoned(folder: Path, prefix: str) -> list:
-    """Delete the entries of ``folder`` named ``prefix...`` that no live writer holds (``hold``): what killed
-    writers left behind. An entry that cannot be opened, locked or deleted (another user's, one being written) is
-    left. Returns the deleted paths; none without fcntl."""
+def remove_abandoned(folder: Path, prefix: str, folders: bool = False) -> list:
+    """Delete the files (with ``folders``: the folders) of ``folder`` named ``prefix...`` that no live writer
+    holds (``hold``): what killed writers left behind. An entry that cannot be opened, locked or deleted (another
+    user's, one being written) is left. Returns the deleted paths; none without fcntl."""
     removed = []
     if fcntl is None:
         return removed
     for entry in Path(folder).iterdir():
         if entry.name.startswith(prefix):
             with contextlib.suppress(OSError):
-                if _abandoned(entry):
+                if _abandoned(entry, folders):
                     removed.append(entry)
     return removed
 

@@ -109,4 +109,4 @@ def staged_folder(out_dir, outputs):
             raise _output_error(out_dir, staging, error) from None
         raise
     atomic_file.fsync_folder(out_dir.parent)
-    atomic_file.remove_abandoned(out_dir.parent, f".{out_dir.name}.partial-")
+    atomic_file.remove_abandoned(out_dir.parent, f".{out_dir.name}.partial-", folders=True)

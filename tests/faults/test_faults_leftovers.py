@@ -157,12 +157,27 @@ def test_a_young_leftover_is_kept(tmp_path):
 
 
 def test_only_the_leftovers_of_the_name_written_are_removed(tmp_path):
+    """Other names, and entries of the right name that are not what the writer makes: a folder, a FIFO (opening a
+    FIFO to lock it would wait for a writer: the sweep would hang), a symbolic link."""
     others = [tmp_path / ".other.json.tmp-00000000", tmp_path / ".report.jsonl.tmp-0", tmp_path / "report.json.tmp-0"]
     for path in others:
         path.write_text("not ours")
+    (tmp_path / ".report.json.tmp-folder").mkdir()
+    os.mkfifo(tmp_path / ".report.json.tmp-fifo")
+    (tmp_path / ".report.json.tmp-link").symlink_to(others[0])
+    others += [tmp_path / f".report.json.tmp-{kind}" for kind in ("folder", "fifo", "link")]
     _age(others)
     atomic_file.write_text(tmp_path / "report.json", "new")
-    assert all(path.exists() for path in others)
+    assert all(path.is_symlink() or path.exists() for path in others)
+
+
+def test_a_file_is_no_leftover_of_a_folder(tmp_path):
+    out = tmp_path / "out"
+    lookalike = tmp_path / ".out.partial-00000000"
+    lookalike.write_text("a file, not a run's folder")
+    _age([lookalike])
+    _write_folder(out)
+    assert lookalike.exists()
 
 
 # --- the protections planted away --------------------------------------------------------------------------------
