@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/bench_ovk.py --engine --operalib-python /path/to/venv/bin/python
     .venv/bin/python benchmarks/bench_ovk.py --scaling    # ~5 min: t = 10^3..10^5, writes docs/ovk_fast_scaling.png
     .venv/bin/python benchmarks/bench_ovk.py --case onorma-1 --repeat 20   # one workload, for whole-process timers
+    .venv/bin/python benchmarks/bench_ovk.py --per-value  # ~5 s: one value of a tile, step by step (ONORMA's bound)
 
 Data: ``ovk_ref.synthetic``, the paper's synthetic set (spec 3.4: x uniform on [0,1]^20, y^i = <w^i, phi(x)>;
 d = 10, seed 0, the Table 3 set at t = 5000); the paper's Gaussian separable kernel ``exp(-||x - z||^2 / mu) J``
@@ -50,6 +51,7 @@ from ovk_fast.threads import map_in_order, single_blas_thread
 threads_module = importlib.import_module("ovk_fast.threads")
 onorma_module = importlib.import_module("ovk_fast.onorma")
 stored_rows_module = importlib.import_module("ovk_fast.stored_rows")
+compiled_module = importlib.import_module("ovk_fast.compiled")
 
 P, D, LAM, ETA, MU = 20, 10, 0.01, 1.0, 1.0
 MONORMA_MUS = (0.1, 1.0, 10.0)
@@ -330,6 +332,41 @@ def breakdown(repeat):
           f"{ms['onorma'] - ms['rows']:.1f} (the block's own rows, its solve, the norms, records)")
 
 
+def per_value(repeat):
+    """What one value of a 256 x 512 tile costs, step by step (one thread, CPU ns, the minimum over ``repeat`` rounds
+    of 20 calls each, the steps interleaved): the floor is the exponent GEMM and exp; ONORMA must also apply the
+    values to the coefficients (d multiply-adds a value), which bounds ONORMA / floor from below before anything
+    else a run does (the block's own rounds, the norms, the records)."""
+    X, _ = data(5000)
+    left, right = _floor_operands(X, 1.0 / MU)
+    L, R = np.ascontiguousarray(left[4096:4096 + FLOOR_BLOCK]), np.ascontiguousarray(right[:FLOOR_TILE])
+    C = np.random.default_rng(0).standard_normal((FLOOR_TILE, D))
+    CT = np.ascontiguousarray(C.T)
+    E, V, out = np.empty((len(L), len(R))), np.empty((len(L), len(R))), np.empty((len(L), D))
+    steps = {"exponent GEMM": lambda: np.matmul(L, R.T, out=E), "exp": lambda: np.exp(E, out=V),
+             "product GEMM": lambda: np.matmul(V, C, out=out)}
+    if compiled_module.AVAILABLE:
+        steps["exp and product, compiled"] = lambda: compiled_module.exp_product(E, 1.0, CT, out)
+    best = dict.fromkeys(steps, math.inf)
+    with single_blas_thread():
+        for step in steps.values():
+            step()
+        for _ in range(repeat):
+            for name, step in steps.items():
+                start = time.process_time()
+                for _ in range(20):
+                    step()
+                best[name] = min(best[name], (time.process_time() - start) / 20 / E.size * 1e9)
+    section(f"one value of a {len(L)} x {len(R)} tile, step by step (CPU ns, minima of {repeat} x 20; {load()})")
+    for name, ns in best.items():
+        print(f"{name:28s} {ns:6.3f} ns")
+    floor = best["exponent GEMM"] + best["exp"]
+    applied = best.get("exp and product, compiled", best["exp"] + best["product GEMM"])
+    print(f"floor (GEMM + exp) {floor:.3f} ns; the tiles as ONORMA needs them (GEMM + {'the compiled pass' if compiled_module.AVAILABLE else 'exp + product'}) "
+          f"{best['exponent GEMM'] + applied:.3f} ns: ONORMA / floor >= {(best['exponent GEMM'] + applied) / floor:.2f} "
+          f"from the tiles alone (the product's {D} multiply-adds a value)")
+
+
 def targets(repeat, quick):
     kernel, _ = kernels()
     X, Y = data(5000)
@@ -443,6 +480,7 @@ def main():
     parser.add_argument("--operalib-sizes", default="1000,2000,5000", help="t values for operalib (its fit is O(t^2) Python)")
     parser.add_argument("--scaling", action="store_true", help="only the scaling table (t = 10^3..10^5) and its plot")
     parser.add_argument("--no-plot", action="store_true", help="with --scaling: do not write docs/ovk_fast_scaling.png")
+    parser.add_argument("--per-value", action="store_true", help="only what one value of a tile costs, step by step")
     parser.add_argument("--case", choices=sorted(CASES), help="run one workload --repeat times at t = 5000 and exit")
     args = parser.parse_args()
     if args.case:
@@ -452,14 +490,17 @@ def main():
                 function()
         return
     print(f"machine: {os.cpu_count()} cores, {load()} (other jobs share the cores); numpy {np.__version__}; "
-          f"ovk_fast threads {threads_module.THREADS}; compiled kernels (numba): "
-          f"{importlib.import_module('ovk_fast.compiled').AVAILABLE}")
+          f"ovk_fast threads {threads_module.THREADS}; compiled kernels (numba): {compiled_module.AVAILABLE}")
     if args.scaling:
         scaling(SCALING_SIZES, plot=not args.no_plot)
+        return
+    if args.per_value:
+        per_value(args.repeat * 4)
         return
     engine(max(args.repeat, 5))
     thread_scaling(3)
     breakdown(max(args.repeat, 5))
+    per_value(max(args.repeat, 5) * 4)
     if args.operalib_python:
         operalib(args.operalib_python, [int(n) for n in args.operalib_sizes.split(",")], 3)
     else:

@@ -1,5 +1,5 @@
 import sys
 
-from ovk_cli.cli import main
+from ovk_cli.entry_point import main
 
 sys.exit(main())

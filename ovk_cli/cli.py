@@ -60,8 +60,9 @@ def _discard_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def main(argv=None) -> int:
-    parser = build_parser()
+def main(argv=None, parser=None) -> int:
+    """Run ``ovk-check ARGV``; its exit status. ``parser``: ``build_parser()``'s, if made already (``entry_point``)."""
+    parser = parser or build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()

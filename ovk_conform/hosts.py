@@ -10,10 +10,13 @@ Every host answers ``declare()`` (the algorithms offered and the scope declared,
 worker in a process of its own that has ended before the first case is sent), ``call(case, limit)`` (a
 ``CallResult``; with the two process hosts an exit, a crash, a hang past ``limit`` seconds or a monkeypatch
 happens in another process and fails that call only), ``cancel()`` (from any thread: ends the running
-process and its process group) and ``close()`` (ends every process, removes its ``ovk-conform-*`` folder).
+process and its process group) and ``close()`` (ends every process, removes its ``ovk-conform-*`` folder). A
+process host holds a lock on its folder (``ovk_ref.atomic_file.hold``) and removes the folders of oracles that were
+killed before they could (SIGKILL) when it starts.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -36,8 +39,11 @@ from ovk_conform.protocol import (
 )
 from ovk_conform.wire import CallResult, MalformedMessage
 from ovk_conform.worker import call_function
+from ovk_ref import atomic_file
 
 WORKER_SCRIPT = Path(__file__).resolve().with_name("worker.py")
+#: a process host's folder for the case and result files, in the temporary folder
+FOLDER_PREFIX = "ovk-conform-"
 #: longest line the worker may write on its protocol channel
 MAX_LINE = 1 << 20
 
@@ -94,8 +100,11 @@ def end_group(process: subprocess.Popen) -> None:
 
 class _ProcessHost:
     def __init__(self):
-        self.directory = tempfile.TemporaryDirectory(prefix="ovk-conform-")
+        self.directory = tempfile.TemporaryDirectory(prefix=FOLDER_PREFIX)
         self.folder = Path(self.directory.name)
+        self.held = contextlib.ExitStack()
+        self.held.enter_context(atomic_file.holding(self.folder))
+        atomic_file.remove_abandoned(self.folder.parent, FOLDER_PREFIX, folders=True)
         self.count = 0
         self.lock = threading.Lock()
         self.running = None
@@ -130,6 +139,7 @@ class _ProcessHost:
 
     def close(self) -> None:
         self.cancel()
+        self.held.close()
         self.directory.cleanup()
 
     def __enter__(self):

@@ -6,8 +6,9 @@ flushed and fsync'ed, renamed over ``NAME`` (``os.replace``: atomic on POSIX and
 fsync'ed so that the rename survives a crash. An error on the way (a full disk, a quota, a read-only file system)
 deletes the temporary file, leaves ``NAME`` as it was and raises ``OutputError``, an ``OSError`` whose message
 names the path and the errno. A kill (SIGKILL, power loss) can leave the temporary file behind, never a partial
-``NAME``. A path that exists and is not a regular file (``/dev/stdout``, ``/dev/null``, a FIFO) cannot be replaced
-by a rename: it is written in place.
+``NAME``; the next write of ``NAME`` removes it (``remove_abandoned``: on POSIX a writer holds a lock on its
+temporary file, which the system drops when the writer ends, however it ends). A path that exists and is not a
+regular file (``/dev/stdout``, ``/dev/null``, a FIFO) cannot be replaced by a rename: it is written in place.
 """
 from __future__ import annotations
 
@@ -16,8 +17,19 @@ import errno
 import hashlib
 import os
 import secrets
+import shutil
 import stat
+import time
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:         # Windows: no flock, so a killed writer's leftovers cannot be told from a live one's
+    fcntl = None
+
+#: a leftover younger than this is never removed: its writer may have created it and not yet locked it
+#: (microseconds apart); a live writer holds its lock however long it takes
+ABANDONED_AFTER_SECONDS = 2.0
 
 
 class OutputError(OSError):
@@ -53,6 +65,65 @@ def fsync_folder(folder: Path) -> None:
             os.close(handle)
 
 
+def hold(handle: int) -> None:
+    """Mark the file or folder open as ``handle`` as in the hands of a live writer: an exclusive ``flock``, which
+    the system drops when the handle is closed or the process ends (SIGKILL included). Nothing without fcntl, or
+    where the file system has no locks (then no other process can lock it either: it is never taken for abandoned)."""
+    if fcntl is not None:
+        with contextlib.suppress(OSError):
+            fcntl.flock(handle, fcntl.LOCK_EX)
+
+
+@contextlib.contextmanager
+def holding(folder):
+    """``hold`` on ``folder`` for the duration of the block (nothing without fcntl)."""
+    if fcntl is None:
+        yield
+        return
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        hold(handle)
+        yield
+    finally:
+        os.close(handle)
+
+
+def _abandoned(path: Path, folders: bool) -> bool:
+    """``path`` is a file (a folder, with ``folders``), old enough, and no live writer holds it; it is then
+    deleted, while locked by this process."""
+    status = path.lstat()
+    if not (stat.S_ISDIR if folders else stat.S_ISREG)(status.st_mode):
+        return False
+    if time.time() - status.st_mtime < ABANDONED_AFTER_SECONDS:
+        return False
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    handle = os.open(path, flags)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)      # BlockingIOError: a live writer holds it
+        if folders:
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+        return True
+    finally:
+        os.close(handle)
+
+
+def remove_abandoned(folder: Path, prefix: str, folders: bool = False) -> list:
+    """Delete the files (with ``folders``: the folders) of ``folder`` named ``prefix...`` that no live writer
+    holds (``hold``): what killed writers left behind. An entry that cannot be opened, locked or deleted (another
+    user's, one being written) is left. Returns the deleted paths; none without fcntl."""
+    removed = []
+    if fcntl is None:
+        return removed
+    for entry in Path(folder).iterdir():
+        if entry.name.startswith(prefix):
+            with contextlib.suppress(OSError):
+                if _abandoned(entry, folders):
+                    removed.append(entry)
+    return removed
+
+
 def _new_temporary(target: Path) -> tuple[int, Path]:
     """A new file beside ``target``, created exclusively, with the permissions ``target`` has (or, for a new file,
     those the umask gives, as ``open`` would)."""
@@ -66,6 +137,7 @@ def _new_temporary(target: Path) -> tuple[int, Path]:
             handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
         except FileExistsError:
             continue
+        hold(handle)
         if mode is not None and hasattr(os, "fchmod"):
             os.fchmod(handle, mode)
         return handle, temporary
@@ -97,7 +169,10 @@ def replacing(path, mode: str = "w", **open_arguments):
             yield stream
             stream.flush()
             os.fsync(stream.fileno())
-        os.replace(temporary, target)
+            if fcntl is not None:           # renamed while locked: never seen unlocked under its temporary name
+                os.replace(temporary, target)
+        if fcntl is None:                   # Windows renames no open file
+            os.replace(temporary, target)
     except BaseException as error:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
@@ -105,6 +180,7 @@ def replacing(path, mode: str = "w", **open_arguments):
             raise output_error(path, error) from None
         raise
     fsync_folder(target.parent)
+    remove_abandoned(target.parent, f".{target.name}.tmp-")
 
 
 def write_text(path, text: str, encoding: str = "utf-8") -> None:

@@ -4,7 +4,8 @@ A run writes into a fresh hidden folder beside ``--out`` (``.NAME.partial-XXXX``
 (``ovk_ref.atomic_file``), writes ``manifest.json`` (every file and its sha256) last, then moves the folder into
 place: the previous output, if any, is renamed aside (``.NAME.previous-XXXX``), the new one renamed to ``NAME``,
 and the previous one deleted. A run stopped before the move leaves ``NAME`` untouched (an exception, an I/O error
-such as a full disk included, also deletes the partial folder; a kill leaves it, with no manifest); only a kill
+such as a full disk included, also deletes the partial folder; a kill leaves it, with no manifest, and the next
+run's move removes it: a run holds a lock on its partial folder, ``atomic_file.hold``); only a kill
 between the two renames, microseconds apart, leaves ``NAME`` missing, with both the previous and the new complete
 outputs beside it. An I/O error is raised as ``OutputError`` naming the file of ``NAME`` it was writing.
 """
@@ -97,13 +98,15 @@ def staged_folder(out_dir, outputs):
     except OSError as error:
         raise atomic_file.output_error(out_dir, error) from None
     try:
-        yield staging
-        write_manifest(staging, outputs)
-        check_replaceable(out_dir, outputs)
-        _move_into_place(staging, out_dir)
+        with atomic_file.holding(staging):
+            yield staging
+            write_manifest(staging, outputs)
+            check_replaceable(out_dir, outputs)
+            _move_into_place(staging, out_dir)
     except BaseException as error:
         shutil.rmtree(staging, ignore_errors=True)
         if isinstance(error, OSError):
             raise _output_error(out_dir, staging, error) from None
         raise
     atomic_file.fsync_folder(out_dir.parent)
+    atomic_file.remove_abandoned(out_dir.parent, f".{out_dir.name}.partial-", folders=True)
