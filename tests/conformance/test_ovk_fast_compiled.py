@@ -20,6 +20,7 @@ from ovk_ref.synthetic import linear_related_tasks
 
 compiled_module = importlib.import_module("ovk_fast.compiled")
 stored_rows_module = importlib.import_module("ovk_fast.stored_rows")
+monorma_module = importlib.import_module("ovk_fast.monorma")
 
 pytestmark = pytest.mark.skipif(not compiled_module.AVAILABLE, reason="numba is not installed: no compiled kernels")
 
@@ -100,6 +101,43 @@ def test_the_fused_product_is_exp_then_the_product(data):
     assert np.all(np.abs(out - values @ C) <= tolerances.IDENTITY_RTOL * scale + tolerances.UNDERFLOW_ATOL)
 
 
+def _every_shape_with_a_mask(exp_product):
+    """``exp_product`` (``_exp_product``'s arguments) against ``(exp(E) * mask) @ C`` for every count of rows up to ``2 ROWS + 1`` (one group,
+    several and the remainders, a single row as a truncated block of one round gives) and d = 1 to 3 (an odd
+    last column), with a mask that keeps every other term: whether each agrees."""
+    agree = []
+    for rows in range(1, 2 * compiled_module.ROWS + 2):
+        for d in (1, 2, 3):
+            rng = np.random.default_rng([rows, d])
+            E, C = -rng.uniform(0.0, 4.0, (rows, 7)), rng.standard_normal((7, d))
+            mask = (np.add.outer(np.arange(rows), np.arange(7)) % 2).astype(bool)
+            out = np.full((rows, d), np.nan)
+            exp_product(E, 1.0, np.ascontiguousarray(C.T), mask, out)
+            expected = (np.exp(E) * mask) @ C
+            agree.append(np.all(np.abs(out - expected) <= tolerances.IDENTITY_RTOL * ((np.exp(E) * mask) @ np.abs(C))))
+    return all(agree)
+
+
+@pytest.mark.parametrize("fault, planted", [
+    ("the mask dropped for a single row", ("mask.shape[0] > 0", "mask.shape[0] > 1")),
+    ("the mask of a group's first row for all its rows", ("mask[r + i, j]", "mask[r, j]")),
+    ("the last column of an odd d dropped", ("for e in range(0, d, 2):", "for e in range(0, d - 1, 2):")),
+    ("the remainder group one row short", ("rows = min(ROWS, E.shape[0] - r)",
+                                           "rows = min(ROWS, E.shape[0] - r - 1) if E.shape[0] - r < ROWS else ROWS")),
+    ("row 3 of a group summed from row 2", ("t3 + v3 * c", "t3 + v2 * c")),
+])
+def test_the_fused_product_on_every_small_shape_with_a_mask_and_planted_faults(fault, planted):
+    """The fused product compiled agrees on every shape of ``_every_shape_with_a_mask`` (pinned: the property above
+    draws a single masked row in about 1 example in 20); each planted fault, run as plain Python, does not."""
+    assert _every_shape_with_a_mask(lambda E, factor, CT, mask, out: compiled_module.exp_product(E, factor, CT, out, mask))
+    source = inspect.getsource(compiled_module)
+    assert source.count(planted[0]) == 1
+    namespace = {}
+    exec(source.replace(*planted), namespace)
+    with np.errstate(all="ignore"):
+        assert not _every_shape_with_a_mask(namespace["_exp_product"]), fault
+
+
 def _gaussian_run(n):
     X, Y = linear_related_tasks(n, p=2, d=3, seed=8)
     return X, Y, ovk_ref.gaussian_separable(0.7, 3)
@@ -162,3 +200,40 @@ def test_truncated_onorma_takes_the_masked_product_and_a_dropped_mask_is_caught(
         planted = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=window)
     with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients"):
         assert_same_record(planted, reference, scales)
+
+
+def test_monorma_on_gaussian_exponents_with_distinct_outputs_and_a_zero_last_weight_and_planted_faults_are_caught():
+    """MONORMA's compiled rounds on the Gaussian exponents (two bandwidths, factors ``kernel_rows.gaussian_factors``)
+    with two output matrices, ``K_j(x, x) = B_j`` for each kernel; ``y_1`` orthogonal to the last kernel's
+    ``B = 11^T / 2``, so that its ``gamma_1 = 0`` and ``delta = 0`` for ever (spec 6.3) while the first kernel's
+    ``w_1`` is not 0: delta is updated, not kept (E22). The conformance cases' Gaussian MONORMA runs share one B,
+    and their zero weight is on a kernel the compiled path does not take. Planted, each caught: every kernel's
+    diagonal block the first kernel's B (``ovk_fast.monorma``'s call), and the update kept when the last ``w`` is 0."""
+    X, Y = linear_related_tasks(20, p=2, d=2, seed=3)
+    Y[0] = [1.0, -1.0]
+    kernels = [{"type": "gaussian_separable", "mu": 0.5, "B": [[1.0, 0.0], [0.0, 1.0]]},
+               {"type": "gaussian_separable", "mu": 2.0, "B": [[0.5, 0.5], [0.5, 0.5]]}]
+    run = dict(lam=0.1, eta=0.3, r=1.0)
+    reference = ovk_ref.monorma(X, Y, kernels, **run)
+    assert reference.weights[0, 1] == 0.0 and reference.weights[0, 0] == 1.0     # updated: delta = (1, 0)
+    scales = term_scales(X, Y, kernels, reference, run["eta"])
+    factors, original = [], compiled_module.squared_rounds
+    with mock.patch.object(compiled_module, "squared_rounds", lambda *a: factors.append(len(a[1])) or original(*a)):
+        assert_same_record(ovk_fast.monorma(X, Y, kernels, **run), reference, scales)
+    assert factors == [2]           # the rounds ran compiled, on the exponents of both kernels
+
+    call_site = ("np.broadcast_to(own[2][:, None],", "np.broadcast_to(own[2][:1, None],")
+    source = inspect.getsource(monorma_module)
+    assert source.count(call_site[0]) == 1
+    one_diagonal = {"__name__": "planted_monorma"}
+    exec(source.replace(*call_site), one_diagonal)
+    update = ("nonzero = nonzero or w[j] != 0.0", "nonzero = w[j] != 0.0")
+    source = inspect.getsource(compiled_module)
+    assert source.count(update[0]) == 1
+    last_decides = {}
+    exec(source.replace(*update), last_decides)      # run as plain Python: the same loop, uncompiled
+    with mock.patch.object(compiled_module, "squared_rounds", last_decides["_squared_rounds"]):
+        kept = ovk_fast.monorma(X, Y, kernels, **run)
+    for planted in (one_diagonal["monorma"](X, Y, kernels, **run), kept):
+        with pytest.raises(AssertionError, match="gamma|weights|predictions"):
+            assert_same_record(planted, reference, scales)

@@ -117,10 +117,25 @@ def smooth_losses(draw, d):
     return draw(st.sampled_from(SMOOTH_LOSSES if d >= 2 else SMOOTH_LOSSES[:2]))
 
 
+class ListedSchedule:
+    """``s_t`` read from a list (the last value from there on): any schedule ``t -> s_t >= 1``, which ONORMA takes
+    (spec 5.1). One that shrinks drops several terms in one round; a window or Theorem 2's drops one at most."""
+
+    def __init__(self, s):
+        self.s = tuple(s)
+
+    def __call__(self, t: int) -> int:
+        return self.s[min(t, len(self.s)) - 1]
+
+    def __repr__(self) -> str:
+        return f"ListedSchedule({list(self.s)})"
+
+
 @st.composite
 def truncations(draw, n):
     return draw(st.one_of(st.none(), st.integers(1, n + 1),
-                          st.builds(ovk_ref.theorem2_schedule, st.integers(1, 4), st.floats(0.05, 0.45))))
+                          st.builds(ovk_ref.theorem2_schedule, st.integers(1, 4), st.floats(0.05, 0.45)),
+                          st.lists(st.integers(1, n + 1), min_size=1, max_size=n).map(ListedSchedule)))
 
 
 @given(data=st.data())
@@ -335,6 +350,28 @@ def test_the_compiled_rounds_are_taken_and_a_planted_fault_in_them_is_caught():
     with mock.patch.object(compiled_module, "squared_rounds", namespace["_squared_rounds"]):
         planted = ovk_fast.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
     with pytest.raises(AssertionError, match="gamma|weights|predictions"):
+        assert_same_record(planted, reference, scales)
+
+
+@pytest.mark.parametrize("compiled", ROUND_LOOPS, ids=lambda compiled: "compiled" if compiled else "numpy loop")
+def test_a_schedule_that_drops_several_terms_in_one_round_and_a_planted_fault_in_the_norm_downdates(compiled):
+    """A schedule that shrinks from 6 to 2 drops 4 terms in one round: ||f_t||^2 takes each one's downdate (spec 6.5).
+    Planted, caught: the norm recursion (``compiled.norm_recursion``) taking one downdate per round at most."""
+    X, Y = linear_related_tasks(16, p=2, d=2, seed=9)
+    kernel, truncation = ovk_ref.gaussian_separable(0.7, 2), ListedSchedule([6] * 9 + [2])
+    reference = ovk_ref.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=truncation)
+    assert list(np.diff(reference.support_sizes)) == [1] * 5 + [0] * 3 + [-4] + [0] * 6
+    scales = term_scales(X, Y, [kernel], reference, 0.5)
+    source = inspect.getsource(compiled_module)
+    fault = ("while k < len(rounds) and rounds[k] == r:", "if k < len(rounds) and rounds[k] == r:")
+    assert source.count(fault[0]) == 1
+    namespace = {}
+    exec(source.replace(*fault), namespace)
+    with mock.patch.object(compiled_module, "AVAILABLE", compiled):
+        assert_same_record(ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=truncation), reference, scales)
+        with mock.patch.object(compiled_module, "norm_recursion_compiled", namespace["norm_recursion"]):
+            planted = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=truncation)
+    with pytest.raises(AssertionError, match="rkhs_norm2"):
         assert_same_record(planted, reference, scales)
 
 
