@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ovk_cli import outputs
 from ovk_cli.errors import UsageError, front_door
-from ovk_cli.parallel import check_workers, default_workers
+from ovk_cli.parallel import check_workers, default_workers, executor
 from ovk_conform import fresh, junit, limits
 from ovk_conform.expectations import Expectations
 from ovk_conform.hosts import CommandHost, WorkerHost
@@ -190,11 +190,14 @@ def run_command(args) -> int:
             with front_door():   # the oracle's files, the implementation's loading and its declared scope
                 try:
                     seal = Seal()
-                    host = hosts.enter_context(new_host())
-                    more = [hosts.enter_context(new_host()) for _ in range(workers - 1)]
-                    prepared = prepare(algorithms=algorithms, level=args.level, seed=seed, fuzz=args.fuzz,
-                                       precision=args.precision, host=host, hosts=more, cases=cases,
-                                       require=require, seal=seal)
+                    # the expected values, on copies of this process as the seal leaves it (none of the
+                    # implementation's code ever runs here); the pool ends with the preparation
+                    with executor(workers, start="fork") as pool:
+                        host = hosts.enter_context(new_host())
+                        more = [hosts.enter_context(new_host()) for _ in range(workers - 1)]
+                        prepared = prepare(algorithms=algorithms, level=args.level, seed=seed, fuzz=args.fuzz,
+                                           precision=args.precision, host=host, hosts=more, cases=cases,
+                                           require=require, seal=seal, pool=pool)
                 except IntegrityError as error:   # no verdict without a trusted oracle; the JSON report says why
                     _write_reports(args, json.dumps({"passed": False, "error": str(error)}, indent=1) + "\n")
                     raise
