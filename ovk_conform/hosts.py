@@ -10,7 +10,10 @@ Every host answers ``declare()`` (the algorithms offered and the scope declared,
 worker in a process of its own that has ended before the first case is sent), ``call(case, limit)`` (a
 ``CallResult``; with the two process hosts an exit, a crash, a hang past ``limit`` seconds or a monkeypatch
 happens in another process and fails that call only), ``cancel()`` (from any thread: ends the running
-process and its process group) and ``close()`` (ends every process, removes its ``ovk-conform-*`` folder).
+process and its process group) and ``close()`` (ends every process, removes its ``ovk-conform-*`` folder). A
+process host makes that folder when it first needs it and removes it once it has declared (no process of the
+implementation runs then): while the oracle computes its expected values no folder exists, and a run killed then
+(SIGKILL: no time to clean up) leaves none behind.
 """
 from __future__ import annotations
 
@@ -94,12 +97,23 @@ def end_group(process: subprocess.Popen) -> None:
 
 class _ProcessHost:
     def __init__(self):
-        self.directory = tempfile.TemporaryDirectory(prefix="ovk-conform-")
-        self.folder = Path(self.directory.name)
+        self.directory = None
         self.count = 0
         self.lock = threading.Lock()
         self.running = None
         self.cancelled = False
+
+    @property
+    def folder(self) -> Path:
+        """The host's ``ovk-conform-*`` folder, made now if there is none."""
+        if self.directory is None:
+            self.directory = tempfile.TemporaryDirectory(prefix="ovk-conform-")
+        return Path(self.directory.name)
+
+    def _remove_folder(self) -> None:
+        if self.directory is not None:
+            self.directory.cleanup()
+            self.directory = None
 
     def _files(self, case) -> tuple[Path, Path]:
         self.count += 1
@@ -130,7 +144,7 @@ class _ProcessHost:
 
     def close(self) -> None:
         self.cancel()
-        self.directory.cleanup()
+        self._remove_folder()
 
     def __enter__(self):
         return self
@@ -193,14 +207,16 @@ class CommandHost(_ProcessHost):
     def declare(self) -> Declaration:
         if self.scope is not None:
             return Declaration(ALGORITHMS, self.scope, "--scope")
-        failure, result_path = self._run(wire.DESCRIBE_REQUEST, self.describe_limit)
-        if failure.error is None:
-            try:
+        try:
+            failure, result_path = self._run(wire.DESCRIBE_REQUEST, self.describe_limit)
+            if failure.error is None:
                 answer = wire.read_message(result_path, wire.MESSAGE_BYTES, "answer to the describe request")
                 if "scope" in answer:
                     return Declaration(ALGORITHMS, answer["scope"], "its answer to the describe request")
-            except (FileNotFoundError, MalformedMessage):
-                pass
+        except (FileNotFoundError, MalformedMessage):
+            pass
+        finally:
+            self._remove_folder()
         return Declaration(ALGORITHMS)   # a command that does not describe itself declares every case
 
     def call(self, case, limit: float, warm_up: bool = True) -> CallResult:
@@ -301,6 +317,7 @@ class WorkerHost(_ProcessHost):
             return Declaration(ALGORITHMS, error=str(died))
         finally:
             self._stop()
+            self._remove_folder()
         self.declaration = message
         offers = tuple(name for name in ALGORITHMS if name in message["offers"])
         if "scope_error" in message:
@@ -348,7 +365,7 @@ class WorkerHost(_ProcessHost):
     def close(self) -> None:
         self.cancel()
         self._stop()
-        self.directory.cleanup()
+        self._remove_folder()
 
 
 class _WorkerDied(Exception):
