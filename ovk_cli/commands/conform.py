@@ -69,8 +69,9 @@ def register(subparsers) -> None:
     parser.add_argument("--shrunk-dir", metavar="DIR", type=Path, default=Path("."),
                         help="where shrunk failing fresh cases are written (default: the current directory)")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="processes of the implementation the cases are spread over (default: the machine's "
-                             "cores; at least 2 while cases are rerun)")
+                        help="processes of the implementation the cases are spread over, and of the oracle that "
+                             "compute the expected values (default: the machine's cores; at least 2 while cases are "
+                             "rerun)")
     parser.add_argument("--reruns", metavar="N|all", default=None,
                         help="cases run a second time in another process and compared (default: the level's: a "
                              "sample of 10 at quick, all at standard; 0: none)")
@@ -190,8 +191,9 @@ def run_command(args) -> int:
             with front_door():   # the oracle's files, the implementation's loading and its declared scope
                 try:
                     seal = Seal()
-                    # the expected values, on copies of this process as the seal leaves it (none of the
-                    # implementation's code ever runs here); the pool ends with the preparation
+                    # the expected values, on copies of this process as the seal leaves it (the reference code
+                    # in memory; the implementation is loaded in processes of its own); the pool ends with the
+                    # preparation
                     with executor(workers, start="fork") as pool:
                         host = hosts.enter_context(new_host())
                         more = [hosts.enter_context(new_host()) for _ in range(workers - 1)]
