@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ovk_conform.hexfloats import decode_floats, encode_floats
+from ovk_conform.hexfloats import decode_floats
 from ovk_conform.protocol import PROTOCOL
 from ovk_conform.vectors import EXACT_FIELDS, FINAL_FIELDS, ROUND_FIELDS
 
@@ -65,7 +65,7 @@ class MalformedMessage(ValueError):
 
 def request(case) -> dict:
     return {"protocol": PROTOCOL, "algorithm": case.algorithm, "case": case.id,
-            "inputs": {"X": encode_floats(case.X), "Y": encode_floats(case.Y)}, "arguments": case.arguments}
+            "inputs": case.encoded_inputs, "arguments": case.arguments}
 
 
 def result_size_limit(case) -> int:
