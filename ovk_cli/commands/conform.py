@@ -7,11 +7,12 @@ import json
 import signal
 import sys
 import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from ovk_cli import outputs
 from ovk_cli.errors import UsageError, front_door
-from ovk_cli.parallel import check_workers, default_workers, executor
+from ovk_cli.parallel import WorkerLost, check_workers, default_workers, executor
 from ovk_conform import fresh, junit, limits
 from ovk_conform.expectations import Expectations
 from ovk_conform.hosts import CommandHost, WorkerHost
@@ -37,8 +38,9 @@ def register(subparsers) -> None:
                     "implementation running in processes of its own: a Python MODULE[:ATTR], or any program through "
                     "--command (docs/conformance.md). Prints a progress line per case on stderr and, per failure, the "
                     "first diverging round and field. Exit 0 when every case in the declared scope passes (and the "
-                    "scope covers --require), 1 on any failure, 2 on a usage error or a tampered oracle, 130 after "
-                    "Ctrl-C and 143 after SIGTERM (the reports are written either way).")
+                    "scope covers --require), 1 on any failure, 2 on a usage error or a tampered oracle, 3 when a process "
+                    "computing the expected values died, 130 after Ctrl-C and 143 after SIGTERM (the reports are "
+                    "written either way).")
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("implementation", metavar="MODULE[:ATTR]", nargs="?",
                         help="e.g. ovk_fast or mypackage.engines:numpy_engine")
@@ -197,9 +199,14 @@ def run_command(args) -> int:
                     with executor(workers, start="fork") as pool:
                         host = hosts.enter_context(new_host())
                         more = [hosts.enter_context(new_host()) for _ in range(workers - 1)]
-                        prepared = prepare(algorithms=algorithms, level=args.level, seed=seed, fuzz=args.fuzz,
-                                           precision=args.precision, host=host, hosts=more, cases=cases,
-                                           require=require, seal=seal, pool=pool)
+                        try:
+                            prepared = prepare(algorithms=algorithms, level=args.level, seed=seed, fuzz=args.fuzz,
+                                               precision=args.precision, host=host, hosts=more, cases=cases,
+                                               require=require, seal=seal, pool=pool)
+                        except BrokenProcessPool:
+                            raise WorkerLost("a process computing the expected values died (killed, or out of "
+                                             "memory): no report; run again, or with --workers 1 --reruns 0 to "
+                                             "compute them in this process") from None
                 except IntegrityError as error:   # no verdict without a trusted oracle; the JSON report says why
                     _write_reports(args, json.dumps({"passed": False, "error": str(error)}, indent=1) + "\n")
                     raise

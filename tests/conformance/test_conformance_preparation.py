@@ -145,9 +145,9 @@ def _pool_workers(pid: int) -> list:
     return children
 
 
-@pytest.mark.parametrize("number, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -9)])
-def test_a_run_stopped_during_the_preparation_leaves_no_process_and_no_temporary_file(tmp_path, number, code):
-    """The exhaustive level's preparation takes seconds: the run is stopped once its pool works, before any case."""
+def _during_the_preparation(tmp_path):
+    """``conform ovk_fast --level exhaustive`` (its preparation takes seconds), once its pool works and the
+    implementation has declared its scope: (the process, the pool's workers, its TMPDIR, its JSON report)."""
     folder = tmp_path / "tmp"
     folder.mkdir()
     report = tmp_path / "report.json"
@@ -162,15 +162,35 @@ def test_a_run_stopped_during_the_preparation_leaves_no_process_and_no_temporary
         assert conform.poll() is None and time.monotonic() < deadline, "the preparation's pool never started"
         declared = declared or bool(list(folder.glob("ovk-conform-*")))
         time.sleep(0.02)
-    conform.send_signal(number)
-    _, stderr = conform.communicate(timeout=60)
-    assert conform.returncode == code and "Traceback" not in stderr
-    assert "[1/" not in stderr                    # stopped before the first case
+    return conform, workers, folder, report
+
+
+def _nothing_left(workers, folder) -> None:
     stop = time.monotonic() + 5
     while any(_alive(pid) for pid in workers) and time.monotonic() < stop:
         time.sleep(0.1)
     assert not [pid for pid in workers if _alive(pid)], "a worker of the preparation outlived the run"
+    assert not list(folder.iterdir()), "the run left temporary files behind"
+
+
+@pytest.mark.parametrize("number, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -9)])
+def test_a_run_stopped_during_the_preparation_leaves_no_process_and_no_temporary_file(tmp_path, number, code):
+    conform, workers, folder, report = _during_the_preparation(tmp_path)
+    conform.send_signal(number)
+    _, stderr = conform.communicate(timeout=60)
+    assert conform.returncode == code and "Traceback" not in stderr
+    assert "[1/" not in stderr                    # stopped before the first case
     if number != signal.SIGKILL:
         assert json.loads(report.read_text())["stopped"] == {signal.SIGINT: "interrupted (Ctrl-C)",
                                                             signal.SIGTERM: "terminated (SIGTERM)"}[number]
-    assert not list(folder.iterdir()), "the run left temporary files behind"
+    _nothing_left(workers, folder)
+
+
+def test_a_worker_of_the_preparation_killed_ends_the_run_with_the_reason(tmp_path):
+    conform, workers, folder, report = _during_the_preparation(tmp_path)
+    os.kill(workers[0], signal.SIGKILL)
+    _, stderr = conform.communicate(timeout=60)
+    assert conform.returncode == 3 and "Traceback" not in stderr and "[1/" not in stderr
+    assert "a process computing the expected values died" in stderr.splitlines()[-1]
+    assert "a process computing the expected values died" in json.loads(report.read_text())["error"]
+    _nothing_left(workers, folder)
