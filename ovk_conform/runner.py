@@ -379,7 +379,7 @@ def prepare(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick",
     stored = cases is None
     all_cases = level_cases(level) if stored else list(cases)   # read (and integrity-checked) before anything runs
     level_ = LEVELS[level]
-    drawn_rows = _drawn_rows(all_cases, seed, level_.segments, pool) if stored and pool is not None else None
+    drawn_rows = None if pool is None else _drawn_rows(all_cases if stored else [], seed, level_.segments, pool)
     host = host if host is not None else InProcessHost(implementation)
     hosts = [host, *(hosts or [])]
     declaration = host.declare()
@@ -390,24 +390,33 @@ def prepare(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick",
     if seal is not None:
         report.seal = seal.account()
         report.seal_failure = seal.changes("while the implementation declared its scope")
-    if stored and scope.algorithms:
-        if drawn_rows is None:      # here, in turn: the cases inside the scope only
-            drawn_rows = _drawn_rows(all_cases, seed, level_.segments, None, scope)
-        count, long = (level_.fresh, level_.long) if fuzz is None else (fuzz, 0)
-        new = fresh.fresh_cases(seed, count, scope, long, pool)
-        for index, rows in drawn_rows.items():
-            if scope.outside(all_cases[index]) is None:
-                all_cases[index] = rows.case()
-            else:
-                rows.cancel()       # computed ahead on the pool for a case the scope leaves out
-        all_cases += new
-    else:
-        for rows in (drawn_rows or {}).values():
-            rows.cancel()
+    if stored:
+        all_cases = _with_expected_values(all_cases, drawn_rows, scope, seed, level_, fuzz, pool)
     if seal is not None and report.seal_failure is None:
         report.seal_failure = seal.changes("while the expected values were computed")
     outcomes, to_run = _triage(all_cases, scope, precision, declaration, report.seal_failure)
     return Prepared(report, declaration, scope, all_cases, outcomes, to_run, hosts, stored)
+
+
+def _with_expected_values(cases, drawn_rows, scope, seed, level, fuzz, pool) -> list:
+    """The stored ``cases`` inside the scope with their drawn checkpoints' rows (``drawn_rows``, computed ahead on
+    the pool; None: computed here now), then the fresh cases of the ``level`` (``fuzz`` of them, none long, when
+    given; on ``pool`` or here); the cases alone when the scope has no algorithm."""
+    if not scope.algorithms:
+        for rows in (drawn_rows or {}).values():
+            rows.cancel()
+        return cases
+    if drawn_rows is None:      # here, in turn: the cases inside the scope only
+        drawn_rows = _drawn_rows(cases, seed, level.segments, None, scope)
+    count, long = (level.fresh, level.long) if fuzz is None else (fuzz, 0)
+    new = fresh.fresh_cases(seed, count, scope, long, pool)
+    cases = list(cases)
+    for index, rows in drawn_rows.items():
+        if scope.outside(cases[index]) is None:
+            cases[index] = rows.case()
+        else:
+            rows.cancel()       # computed ahead on the pool for a case the scope leaves out
+    return cases + new
 
 
 def _drawn_rows(cases, seed, segments: int, pool, scope=None) -> dict:
