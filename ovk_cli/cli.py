@@ -27,7 +27,9 @@ COMMANDS = ("demo", "notebooks", "reproduce", "conform", "claims", "verify", "ex
             "tightness")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every sub-command, or of ``command`` alone (its module alone imported: ``ovk-check conform``
+    does not import the claims' registry and sympy, ~0.7 s, to parse its options)."""
     parser = argparse.ArgumentParser(prog="ovk-check", description=(
         "Check, trust and reuse the theory of online learning with operator-valued kernels "
         "(Audiffren & Kadri: ONORMA, MONORMA)."))
@@ -36,9 +38,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true",
                         help="on an internal error, print the traceback instead of writing it to a file")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in COMMANDS if command is None else (command,):
         importlib.import_module(f"ovk_cli.commands.{name}").register(subparsers)
     return parser
+
+
+def named_command(argv) -> str | None:
+    """The sub-command named on the command line (the first word that is not an option: the global options take no
+    value), if it is one of COMMANDS."""
+    word = next((word for word in argv if not word.startswith("-")), None)
+    return word if word in COMMANDS else None
 
 
 def check_outputs(args) -> None:
@@ -61,8 +70,10 @@ def _discard_stdout() -> None:
 
 
 def main(argv=None, parser=None) -> int:
-    """Run ``ovk-check ARGV``; its exit status. ``parser``: ``build_parser()``'s, if made already (``entry_point``)."""
-    parser = parser or build_parser()
+    """Run ``ovk-check ARGV``; its exit status. ``parser``: ``build_parser(named_command(ARGV))``'s, if made already
+    (``entry_point``)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = parser or build_parser(named_command(argv))
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()

@@ -10,10 +10,11 @@ from ovk_cli import interruption
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
         with interruption.signals_raise():
             from ovk_cli import cli
-            parser = cli.build_parser()
+            parser = cli.build_parser(cli.named_command(argv))
     except KeyboardInterrupt as stop:
         print(f"ovk-check: interrupted by {interruption.signal_name(stop)} while starting; nothing was written",
               file=sys.stderr)

@@ -6,6 +6,9 @@ in this process, in order):
 * ``workers > 1``, no scheduler: a ``ProcessPoolExecutor`` of ``workers`` processes forked from a forkserver
   that has already imported the package (the standard library; no Dask needed, started in well under a second,
   where a Dask ``LocalCluster`` spends seconds starting a scheduler and nannies for the same result);
+  ``start="fork"``: forked from this process itself, as it is when the first item is submitted (its modules as
+  loaded, in memory; started in ~15 ms where the forkserver takes ~0.25 s): what ``conform`` computes its
+  expected values on, so that they come from the reference code its seal fixed, never read from disk again;
 * ``scheduler="tcp://host:8786"``: the Dask cluster behind that scheduler, through ``Client.get_executor``
   (optional extra ``distributed``); each Dask worker needs the same ovk installed (``units.Unit.version``).
 
@@ -62,10 +65,16 @@ def _dask_client(scheduler: str):
         raise UsageError(str(error)) from None
 
 
+#: how local workers start: copies of a forkserver that imported PRELOAD, or of this process
+STARTS = ("forkserver", "fork")
+
+
 @contextlib.contextmanager
-def executor(workers: int = 1, scheduler: str | None = None):
-    """A ``concurrent.futures.Executor`` for ``workers`` local processes or the Dask cluster at ``scheduler``;
-    None when the work should run in this process (one worker, no scheduler)."""
+def executor(workers: int = 1, scheduler: str | None = None, start: str = "forkserver"):
+    """A ``concurrent.futures.Executor`` for ``workers`` local processes (started as ``start`` says) or the Dask
+    cluster at ``scheduler``; None when the work should run in this process (one worker, no scheduler)."""
+    if start not in STARTS:
+        raise ValueError(f"start must be one of {', '.join(STARTS)}, got {start!r}")
     if scheduler is not None:
         with _dask_client(scheduler) as client:
             yield client.get_executor(pure=False)
@@ -74,8 +83,9 @@ def executor(workers: int = 1, scheduler: str | None = None):
     if workers == 1:
         yield None
         return
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)
+    context = multiprocessing.get_context(start)
+    if start == "forkserver":
+        context.set_forkserver_preload(PRELOAD)
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=parent_watch.follow,
                                                 initargs=(os.getpid(),)) as pool:
         try:

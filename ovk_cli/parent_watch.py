@@ -11,6 +11,8 @@ workers are gone the forkserver and the resource tracker read end-of-file on the
 
 ``follow`` also makes the worker ignore SIGINT: Ctrl-C reaches the whole process group, and the run's process,
 which ends its workers itself, prints the one line about it (the forkserver and the resource tracker ignore it too).
+A worker forked from the run's process itself (``executor(start="fork")``) would inherit the run's SIGTERM handler,
+which stops a run and writes its reports: ``follow`` gives SIGTERM back its default, ending the worker.
 
 ``python -m ovk_cli.parent_watch PID MODULE [ARGS...]`` runs ``MODULE`` as ``python -m`` would, in a process
 that follows the process PID: the test suite starts its Dask scheduler and workers so, and a killed test run
@@ -78,6 +80,7 @@ def follow(pid: int, poll_seconds: float = POLL_SECONDS) -> None:
     """End this process as soon as the process ``pid`` ends, and leave SIGINT to it (module docstring)."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
     threading.Thread(target=_end_with, args=(pid, poll_seconds), name=f"follow-{pid}", daemon=True).start()
 
 

@@ -7,7 +7,10 @@ after every ``CHECKPOINT_EVERY``-th round. Each run draws segments of it from it
 recomputes the ``CHECKPOINT_EVERY`` rounds after each drawn checkpoint with ovk_ref (``with_drawn_rows``),
 before any case is sent: the rows compared change from run to run, so no fixed pattern of unchecked rows
 exists for a fault to hide in. ovk_ref resumes bit for bit, so the recomputed rows are the rows an
-uninterrupted run gives (``tests/conformance/test_conformance_vectors.py``).
+uninterrupted run gives (``tests/conformance/test_conformance_vectors.py``); where a recomputed row is also stored
+(the rounds within 3 of each checkpoint: both ends of every segment) the two must be equal bit for bit, or the
+oracle disagrees with itself and gives no verdict (``IntegrityError``). The segments are independent: ``DrawnRows``
+submits them to a pool of copies of the oracle's process (``reference.computed_on``) and assembles the case.
 """
 from __future__ import annotations
 
@@ -18,7 +21,9 @@ import zlib
 import numpy as np
 
 import ovk_ref
+from ovk_conform.manifest import IntegrityError
 from ovk_conform.protocol import truncation_argument
+from ovk_conform.reference import computed_on
 from ovk_conform.vectors import EXACT_FIELDS, ROUND_FIELDS
 from ovk_ref.checkpoint import learner_from_json, learner_to_json
 
@@ -46,38 +51,79 @@ def states(X, Y, arguments: dict) -> list:
 
 
 def rows_after(state: dict, X, Y) -> dict:
-    """Round fields of the CHECKPOINT_EVERY rounds after ``state`` (or up to the end of the stream), as arrays."""
+    """Round fields of the rounds after ``state``, as arrays: ``X``, ``Y`` are the inputs of those rounds (row 0:
+    round ``t + 1`` of the stream; at most CHECKPOINT_EVERY rows)."""
     learner = learner_from_json(json.dumps(state))
-    start = learner.t
     rows = []
-    for t in range(start, min(start + CHECKPOINT_EVERY, len(X))):
-        learner.learn_one(X[t], Y[t])
+    for x, y in zip(X, Y):
+        learner.learn_one(x, y)
         rows.append(_record(learner))
     return {name: np.array([row[name] for row in rows], dtype=int if name in EXACT_FIELDS else float)
             for name in ROUND_FIELDS["onorma"]}
 
 
-def with_drawn_rows(case, seed: int, segments: int):
-    """``case`` with the rows of ``segments`` of its checkpoints' segments (drawn from ``seed``) added to the
-    rows compared; the case itself when it stores every row or no checkpoint."""
-    if case.rounds is None or not case.checkpoints or segments <= 0:
-        return case
-    rng = np.random.default_rng([seed, zlib.crc32(case.name.encode())])
-    chosen = sorted(rng.choice(len(case.checkpoints), size=min(segments, len(case.checkpoints)), replace=False))
-    rows = {int(case.rounds[i]): {name: case.expected[name][i] for name in ROUND_FIELDS[case.algorithm]
-                                  if name in case.expected} for i in range(len(case.rounds))}
-    for index in chosen:
-        state = case.checkpoints[index]
-        computed = rows_after(state, case.X, case.Y)
-        first = state["state"]["t"] + 1
-        for offset in range(len(computed["predictions"])):
-            rows.setdefault(first + offset, {name: values[offset] for name, values in computed.items()})
-    rounds = np.array(sorted(rows))
-    expected = dict(case.expected)
-    for name in ROUND_FIELDS[case.algorithm]:
-        if name in case.expected:
-            expected[name] = np.array([rows[t][name] for t in rounds], dtype=case.expected[name].dtype)
-    drawn = len(rounds) - len(case.rounds)
-    return dataclasses.replace(case, rounds=rounds, expected=expected,
-                               comment=f"{case.comment}; {drawn} rows recomputed for this run from {len(chosen)} "
-                                       f"checkpoints drawn from seed {seed}")
+def segment_inputs(case, index: int) -> tuple:
+    """``rows_after``'s arguments for the segment after checkpoint ``index`` of ``case``."""
+    state = case.checkpoints[index]
+    start = state["state"]["t"]
+    return state, case.X[start:start + CHECKPOINT_EVERY], case.Y[start:start + CHECKPOINT_EVERY]
+
+
+class DrawnRows:
+    """The segments of ``case`` drawn from ``seed`` (``segments`` of them), recomputed on ``pool`` (None: here,
+    now); ``case()`` waits for them and returns the case with their rows (``with_drawn_rows``)."""
+
+    def __init__(self, case, seed: int, segments: int, pool=None):
+        self.original, self.seed = case, seed
+        if case.rounds is None or not case.checkpoints or segments <= 0:
+            self.chosen, self.futures = [], []
+            return
+        rng = np.random.default_rng([seed, zlib.crc32(case.name.encode())])
+        self.chosen = sorted(rng.choice(len(case.checkpoints), size=min(segments, len(case.checkpoints)),
+                                        replace=False).tolist())
+        self.futures = [computed_on(pool, rows_after, *segment_inputs(case, index)) for index in self.chosen]
+
+    def cancel(self) -> None:
+        for future in self.futures:
+            future.cancel()
+
+    def case(self):
+        case = self.original
+        if not self.chosen:
+            return case
+        rows = {int(case.rounds[i]): {name: case.expected[name][i] for name in ROUND_FIELDS[case.algorithm]
+                                      if name in case.expected} for i in range(len(case.rounds))}
+        stored = set(rows)
+        for index, future in zip(self.chosen, self.futures):
+            computed = future.result()
+            first = case.checkpoints[index]["state"]["t"] + 1
+            for offset in range(len(computed["predictions"])):
+                row = {name: values[offset] for name, values in computed.items()}
+                if first + offset in stored:
+                    _check_stored_row(case, first + offset, rows[first + offset], row)
+                else:
+                    rows[first + offset] = row
+        rounds = np.array(sorted(rows))
+        expected = dict(case.expected)
+        for name in ROUND_FIELDS[case.algorithm]:
+            if name in case.expected:
+                expected[name] = np.array([rows[t][name] for t in rounds], dtype=case.expected[name].dtype)
+        drawn = len(rounds) - len(case.rounds)
+        return dataclasses.replace(case, rounds=rounds, expected=expected,
+                                   comment=f"{case.comment}; {drawn} rows recomputed for this run from "
+                                           f"{len(self.chosen)} checkpoints drawn from seed {self.seed}")
+
+
+def _check_stored_row(case, t: int, stored: dict, recomputed: dict) -> None:
+    """A recomputed row that the vectors also store is that row bit for bit (ovk_ref resumes exactly)."""
+    for name, value in stored.items():
+        if not np.array_equal(np.asarray(value), np.asarray(recomputed[name])):
+            raise IntegrityError(f"{case.name}: {name} of round {t} recomputed from a checkpoint is "
+                                 f"{np.asarray(recomputed[name]).tolist()}, the vectors store "
+                                 f"{np.asarray(value).tolist()}: the reference disagrees with itself")
+
+
+def with_drawn_rows(case, seed: int, segments: int, pool=None):
+    """``case`` with the rows of ``segments`` of its checkpoints' segments (drawn from ``seed``, recomputed on
+    ``pool`` or here) added to the rows compared; the case itself when it stores every row or no checkpoint."""
+    return DrawnRows(case, seed, segments, pool).case()

@@ -20,7 +20,7 @@ import numpy as np
 
 import ovk_ref
 from ovk_conform import tolerance
-from ovk_conform.reference import reference_fields
+from ovk_conform.reference import computed_on, reference_fields
 from ovk_conform.scope import Scope
 from ovk_conform.vectors import EXACT_FIELDS, FORMAT, Case, cases_in
 from ovk_ref import atomic_file
@@ -192,9 +192,9 @@ def draw_case(seed: int, index: int, scope, long: bool = False) -> tuple:
                        "flags": ["fresh", "long"] if long else ["fresh"], "X": X, "Y": Y, "arguments": arguments}
 
 
-def reference_case(algorithm: str, case: dict, origin: str) -> Case:
-    """The case with ovk_ref's float64 values of every field, every round."""
-    fields = reference_fields(algorithm, case["X"], case["Y"], case["arguments"])
+def reference_case(algorithm: str, case: dict, origin: str, fields: dict | None = None) -> Case:
+    """The case with ovk_ref's float64 values of every field, every round (``fields``: already computed)."""
+    fields = reference_fields(algorithm, case["X"], case["Y"], case["arguments"]) if fields is None else fields
     expected = {name: np.asarray(values, dtype=int if name in EXACT_FIELDS else float) for name, values in fields.items()}
     return Case(algorithm=algorithm, id=case["id"], comment=case["comment"], flags=case["flags"], X=case["X"],
                 Y=case["Y"], arguments=case["arguments"], expected=expected, regime=FRESH_REGIME, rounds=None,
@@ -226,11 +226,24 @@ def draw_cases(seed: int, count: int, scope, long: int = 0) -> list:
     return drawn
 
 
-def fresh_cases(seed: int, count: int, scope=None, long: int = 0) -> list[Case]:
+def _cost(drawn: tuple) -> int:
+    """ovk_ref's relative cost of a drawn case: its rounds times its kernels (each round evaluates every kept
+    term of every kernel)."""
+    algorithm, case = drawn
+    return len(case["X"]) * max(1, len(case["arguments"].get("kernels", ())))
+
+
+def fresh_cases(seed: int, count: int, scope=None, long: int = 0, pool=None) -> list[Case]:
     """``count`` (and ``long``) fresh cases of ``seed`` inside ``scope`` (default: every case), with their
-    expected values."""
+    expected values, computed on ``pool`` (``reference.computed_on``; costliest first, so that no process ends
+    alone on a long stream) or here."""
     scope = Scope.full() if scope is None else scope
-    return [reference_case(algorithm, case, f"seed {seed}") for algorithm, case in draw_cases(seed, count, scope, long)]
+    drawn = draw_cases(seed, count, scope, long)
+    futures = {index: computed_on(pool, reference_fields, drawn[index][0], drawn[index][1]["X"], drawn[index][1]["Y"],
+                                  drawn[index][1]["arguments"])
+               for index in sorted(range(len(drawn)), key=lambda index: -_cost(drawn[index]))}
+    return [reference_case(algorithm, case, f"seed {seed}", futures[index].result())
+            for index, (algorithm, case) in enumerate(drawn)]
 
 
 def _sub_case(case: Case, rows) -> Case:

@@ -11,8 +11,10 @@ worker in a process of its own that has ended before the first case is sent), ``
 ``CallResult``; with the two process hosts an exit, a crash, a hang past ``limit`` seconds or a monkeypatch
 happens in another process and fails that call only), ``cancel()`` (from any thread: ends the running
 process and its process group) and ``close()`` (ends every process, removes its ``ovk-conform-*`` folder). A
-process host holds a lock on its folder (``ovk_ref.atomic_file.hold``) and removes the folders of oracles that were
-killed before they could (SIGKILL) when it starts.
+process host makes that folder when it first needs it and removes it once it has declared (no process of the
+implementation runs then): while the oracle computes its expected values no folder exists, and a run killed then
+(SIGKILL: no time to clean up) leaves none behind. It holds a lock on its folder (``ovk_ref.atomic_file.hold``)
+and, when it makes it, removes the folders of oracles killed while theirs existed.
 """
 from __future__ import annotations
 
@@ -100,15 +102,28 @@ def end_group(process: subprocess.Popen) -> None:
 
 class _ProcessHost:
     def __init__(self):
-        self.directory = tempfile.TemporaryDirectory(prefix=FOLDER_PREFIX)
-        self.folder = Path(self.directory.name)
+        self.directory = None
         self.held = contextlib.ExitStack()
-        self.held.enter_context(atomic_file.holding(self.folder))
-        atomic_file.remove_abandoned(self.folder.parent, FOLDER_PREFIX, folders=True)
         self.count = 0
         self.lock = threading.Lock()
         self.running = None
         self.cancelled = False
+
+    @property
+    def folder(self) -> Path:
+        """The host's ``ovk-conform-*`` folder, made now if there is none: held (``atomic_file.holding``) until it is
+        removed, and the folders of killed oracles, which no live one holds, removed beside it."""
+        if self.directory is None:
+            self.directory = tempfile.TemporaryDirectory(prefix=FOLDER_PREFIX)
+            self.held.enter_context(atomic_file.holding(self.directory.name))
+            atomic_file.remove_abandoned(Path(self.directory.name).parent, FOLDER_PREFIX, folders=True)
+        return Path(self.directory.name)
+
+    def _remove_folder(self) -> None:
+        if self.directory is not None:
+            self.held.close()
+            self.directory.cleanup()
+            self.directory = None
 
     def _files(self, case) -> tuple[Path, Path]:
         self.count += 1
@@ -139,8 +154,7 @@ class _ProcessHost:
 
     def close(self) -> None:
         self.cancel()
-        self.held.close()
-        self.directory.cleanup()
+        self._remove_folder()
 
     def __enter__(self):
         return self
@@ -203,14 +217,16 @@ class CommandHost(_ProcessHost):
     def declare(self) -> Declaration:
         if self.scope is not None:
             return Declaration(ALGORITHMS, self.scope, "--scope")
-        failure, result_path = self._run(wire.DESCRIBE_REQUEST, self.describe_limit)
-        if failure.error is None:
-            try:
+        try:
+            failure, result_path = self._run(wire.DESCRIBE_REQUEST, self.describe_limit)
+            if failure.error is None:
                 answer = wire.read_message(result_path, wire.MESSAGE_BYTES, "answer to the describe request")
                 if "scope" in answer:
                     return Declaration(ALGORITHMS, answer["scope"], "its answer to the describe request")
-            except (FileNotFoundError, MalformedMessage):
-                pass
+        except (FileNotFoundError, MalformedMessage):
+            pass
+        finally:
+            self._remove_folder()
         return Declaration(ALGORITHMS)   # a command that does not describe itself declares every case
 
     def call(self, case, limit: float, warm_up: bool = True) -> CallResult:
@@ -311,6 +327,7 @@ class WorkerHost(_ProcessHost):
             return Declaration(ALGORITHMS, error=str(died))
         finally:
             self._stop()
+            self._remove_folder()
         self.declaration = message
         offers = tuple(name for name in ALGORITHMS if name in message["offers"])
         if "scope_error" in message:
@@ -358,7 +375,7 @@ class WorkerHost(_ProcessHost):
     def close(self) -> None:
         self.cancel()
         self._stop()
-        self.directory.cleanup()
+        self._remove_folder()
 
 
 class _WorkerDied(Exception):

@@ -367,16 +367,19 @@ class Prepared:
 
 def prepare(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", seed: int | None = 0,
             fuzz: int | None = None, precision: str | None = None, host=None, hosts=None, cases=None,
-            require=None, seal=None) -> Prepared:
+            require=None, seal=None, pool=None) -> Prepared:
     """Everything ``run`` does before the first case: the options checked (ValueError), the vectors read (and
     integrity-checked), the implementation's declared scope resolved, the fresh cases drawn, the cases outside the
-    scope skipped."""
+    scope skipped. ``pool`` (an executor of copies of this process: ``reference.computed_on``) computes the
+    expected values, the checkpoints' rows while the implementation declares its scope; None: here, in turn."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
     if precision is not None:
         tolerance.rtol(precision)
     stored = cases is None
     all_cases = level_cases(level) if stored else list(cases)   # read (and integrity-checked) before anything runs
+    level_ = LEVELS[level]
+    drawn_rows = None if pool is None else _drawn_rows(all_cases if stored else [], seed, level_.segments, pool)
     host = host if host is not None else InProcessHost(implementation)
     hosts = [host, *(hosts or [])]
     declaration = host.declare()
@@ -387,16 +390,39 @@ def prepare(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick",
     if seal is not None:
         report.seal = seal.account()
         report.seal_failure = seal.changes("while the implementation declared its scope")
-    level_ = LEVELS[level]
-    if stored and scope.algorithms:
-        count, long = (level_.fresh, level_.long) if fuzz is None else (fuzz, 0)
-        all_cases = [checkpoints.with_drawn_rows(case, seed, level_.segments) if scope.outside(case) is None else case
-                     for case in all_cases]
-        all_cases += fresh.fresh_cases(seed, count, scope, long)
+    if stored:
+        all_cases = _with_expected_values(all_cases, drawn_rows, scope, seed, level_, fuzz, pool)
     if seal is not None and report.seal_failure is None:
         report.seal_failure = seal.changes("while the expected values were computed")
     outcomes, to_run = _triage(all_cases, scope, precision, declaration, report.seal_failure)
     return Prepared(report, declaration, scope, all_cases, outcomes, to_run, hosts, stored)
+
+
+def _with_expected_values(cases, drawn_rows, scope, seed, level, fuzz, pool) -> list:
+    """The stored ``cases`` inside the scope with their drawn checkpoints' rows (``drawn_rows``, computed ahead on
+    the pool; None: computed here now), then the fresh cases of the ``level`` (``fuzz`` of them, none long, when
+    given; on ``pool`` or here); the cases alone when the scope has no algorithm."""
+    if not scope.algorithms:
+        for rows in (drawn_rows or {}).values():
+            rows.cancel()
+        return cases
+    if drawn_rows is None:      # here, in turn: the cases inside the scope only
+        drawn_rows = _drawn_rows(cases, seed, level.segments, None, scope)
+    count, long = (level.fresh, level.long) if fuzz is None else (fuzz, 0)
+    new = fresh.fresh_cases(seed, count, scope, long, pool)
+    cases = list(cases)
+    for index, rows in drawn_rows.items():
+        if scope.outside(cases[index]) is None:
+            cases[index] = rows.case()
+        else:
+            rows.cancel()       # computed ahead on the pool for a case the scope leaves out
+    return cases + new
+
+
+def _drawn_rows(cases, seed, segments: int, pool, scope=None) -> dict:
+    """index -> ``checkpoints.DrawnRows`` of every case that has checkpoints (inside ``scope`` when given)."""
+    return {index: checkpoints.DrawnRows(case, seed, segments, pool) for index, case in enumerate(cases)
+            if case.checkpoints and segments > 0 and (scope is None or scope.outside(case) is None)}
 
 
 def _triage(all_cases, scope, precision, declaration, seal_failure) -> tuple:
@@ -472,7 +498,7 @@ def execute(prepared: Prepared, *, progress=None, reruns="level", timeout: float
 def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", seed: int | None = 0,
         fuzz: int | None = None, precision: str | None = None, host=None, hosts=None, cases=None, progress=None,
         require=None, reruns="level", timeout: float | None = None, deadline: float | None = None,
-        expectations=None, seal=None) -> Report:
+        expectations=None, seal=None, pool=None) -> Report:
     """Every case of ``level`` inside the implementation's declared scope (plus ``fuzz`` fresh cases drawn from
     ``seed``: the level's count and its long ones when None) and the report: ``prepare``, then ``execute``.
 
@@ -482,10 +508,11 @@ def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", see
     be covered by the declared scope; ``reruns``: "level" (its policy), None (every case), or a number of
     cases drawn from the seed (0: none); ``timeout`` replaces every case's time limit; ``deadline``
     (``time.monotonic()``) bounds the run; ``expectations`` lists known deviations; ``seal`` (``seal.Seal``)
-    checks the oracle's files before the cases and at the end. An ``Interrupted`` raised while the cases run
+    checks the oracle's files before the cases and at the end; ``pool`` computes the expected values
+    (``prepare``). An ``Interrupted`` raised while the cases run
     ends every process and returns the report so far, its ``stopped`` set."""
     prepared = prepare(implementation, algorithms, level=level, seed=seed, fuzz=fuzz, precision=precision, host=host,
-                       hosts=hosts, cases=cases, require=require, seal=seal)
+                       hosts=hosts, cases=cases, require=require, seal=seal, pool=pool)
     return execute(prepared, progress=progress, reruns=reruns, timeout=timeout, deadline=deadline,
                    expectations=expectations, seal=seal)
 

@@ -16,7 +16,9 @@ the implementation runs, and checked again at the end of the run.
 A difference at the start is an ``IntegrityError`` (exit 2: no verdict from an oracle that is not itself).
 ``changes()`` recomputes the digests: the runner calls it after the implementation has declared its scope,
 after the expected values are computed, and at the end; a difference fails the run, naming the files.
-The implementation's process never computes or holds an expected value (``hosts.py``, ``worker.py``).
+The implementation's process never computes or holds an expected value (``hosts.py``, ``worker.py``); they are
+computed in the oracle's process or in copies of it forked after the seal (``runner.prepare``'s pool), which run the
+reference code in memory, not read from disk again.
 """
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ovk_conform.hexfloats import decode_floats, encode_floats
+from ovk_conform.hexfloats import decode_floats
 from ovk_conform.protocol import PROTOCOL
 from ovk_conform.vectors import EXACT_FIELDS, FINAL_FIELDS, ROUND_FIELDS
 
@@ -65,7 +65,7 @@ class MalformedMessage(ValueError):
 
 def request(case) -> dict:
     return {"protocol": PROTOCOL, "algorithm": case.algorithm, "case": case.id,
-            "inputs": {"X": encode_floats(case.X), "Y": encode_floats(case.Y)}, "arguments": case.arguments}
+            "inputs": case.encoded_inputs, "arguments": case.arguments}
 
 
 def result_size_limit(case) -> int:
@@ -77,15 +77,16 @@ def result_size_limit(case) -> int:
 
 
 def _depth(value) -> int:
-    """How deep ``value`` nests (a number or string: 0; at most MAX_DEPTH + 1), without recursion."""
-    deepest, stack = 0, [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if depth <= MAX_DEPTH:   # deeper than that is refused anyway: no need to walk further
-            children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-            stack.extend((child, depth + 1) for child in children)
-    return deepest
+    """How deep ``value`` nests (a number or string: 0; at most MAX_DEPTH + 1), without recursion: one level at a
+    time (a list comprehension per level, not a stack entry per row: a 140000-round result is read in ~0.1 s)."""
+    level, depth = [value], 0
+    while depth <= MAX_DEPTH:   # deeper than that is refused anyway: no need to walk further
+        level = [child for item in level if isinstance(item, (dict, list))
+                 for child in (item.values() if isinstance(item, dict) else item)]
+        if not level:
+            return depth
+        depth += 1
+    return depth
 
 
 def read_message(path: Path, max_bytes: int, what: str = "result file"):

@@ -7,11 +7,12 @@ import json
 import signal
 import sys
 import time
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from ovk_cli import outputs
 from ovk_cli.errors import UsageError, front_door
-from ovk_cli.parallel import check_workers, default_workers
+from ovk_cli.parallel import WorkerLost, check_workers, default_workers, executor
 from ovk_conform import fresh, junit, limits
 from ovk_conform.expectations import Expectations
 from ovk_conform.hosts import CommandHost, WorkerHost
@@ -37,8 +38,9 @@ def register(subparsers) -> None:
                     "implementation running in processes of its own: a Python MODULE[:ATTR], or any program through "
                     "--command (docs/conformance.md). Prints a progress line per case on stderr and, per failure, the "
                     "first diverging round and field. Exit 0 when every case in the declared scope passes (and the "
-                    "scope covers --require), 1 on any failure, 2 on a usage error or a tampered oracle, 130 after "
-                    "Ctrl-C and 143 after SIGTERM (the reports are written either way).")
+                    "scope covers --require), 1 on any failure, 2 on a usage error or a tampered oracle, 3 when a process "
+                    "computing the expected values died, 130 after Ctrl-C and 143 after SIGTERM (the reports are "
+                    "written either way).")
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("implementation", metavar="MODULE[:ATTR]", nargs="?",
                         help="e.g. ovk_fast or mypackage.engines:numpy_engine")
@@ -69,8 +71,9 @@ def register(subparsers) -> None:
     parser.add_argument("--shrunk-dir", metavar="DIR", type=Path, default=Path("."),
                         help="where shrunk failing fresh cases are written (default: the current directory)")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
-                        help="processes of the implementation the cases are spread over (default: the machine's "
-                             "cores; at least 2 while cases are rerun)")
+                        help="processes of the implementation the cases are spread over, and of the oracle that "
+                             "compute the expected values (default: the machine's cores; at least 2 while cases are "
+                             "rerun)")
     parser.add_argument("--reruns", metavar="N|all", default=None,
                         help="cases run a second time in another process and compared (default: the level's: a "
                              "sample of 10 at quick, all at standard; 0: none)")
@@ -190,11 +193,20 @@ def run_command(args) -> int:
             with front_door():   # the oracle's files, the implementation's loading and its declared scope
                 try:
                     seal = Seal()
-                    host = hosts.enter_context(new_host())
-                    more = [hosts.enter_context(new_host()) for _ in range(workers - 1)]
-                    prepared = prepare(algorithms=algorithms, level=args.level, seed=seed, fuzz=args.fuzz,
-                                       precision=args.precision, host=host, hosts=more, cases=cases,
-                                       require=require, seal=seal)
+                    # the expected values, on copies of this process as the seal leaves it (the reference code
+                    # in memory; the implementation is loaded in processes of its own); the pool ends with the
+                    # preparation
+                    with executor(workers, start="fork") as pool:
+                        host = hosts.enter_context(new_host())
+                        more = [hosts.enter_context(new_host()) for _ in range(workers - 1)]
+                        try:
+                            prepared = prepare(algorithms=algorithms, level=args.level, seed=seed, fuzz=args.fuzz,
+                                               precision=args.precision, host=host, hosts=more, cases=cases,
+                                               require=require, seal=seal, pool=pool)
+                        except BrokenProcessPool:
+                            raise WorkerLost("a process computing the expected values died (killed, or out of "
+                                             "memory): no report; run again, or with --workers 1 --reruns 0 to "
+                                             "compute them in this process") from None
                 except IntegrityError as error:   # no verdict without a trusted oracle; the JSON report says why
                     _write_reports(args, json.dumps({"passed": False, "error": str(error)}, indent=1) + "\n")
                     raise

@@ -15,8 +15,11 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ovk_cli import cli, errors
+from ovk_conform import wire
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -169,6 +172,23 @@ def test_the_deadline_ends_the_run_and_the_report_says_so(hanging, tmp_path):
     assert conform.returncode == 1 and time.monotonic() - started < 30
     assert content["stopped"].startswith("the run's deadline passed") and (tmp_path / "j.xml").exists()
     _nothing_left(pids, folder)
+
+
+def _nesting(value) -> int:
+    """How deep a JSON value nests, by definition: a number, a string or an empty container 0; a container one more
+    than its deepest element."""
+    children = list(value.values()) if isinstance(value, dict) else value if isinstance(value, list) else []
+    return 1 + max(map(_nesting, children)) if children else 0
+
+
+JSON_VALUES = st.recursive(st.none() | st.integers() | st.floats() | st.text(max_size=3),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner,
+                                                                                        max_size=3), max_leaves=40)
+
+
+@given(JSON_VALUES)
+def test_the_depth_of_a_message_is_its_nesting_up_to_one_past_the_limit(value):
+    assert wire._depth(value) == min(_nesting(value), wire.MAX_DEPTH + 1)
 
 
 @pytest.mark.parametrize("content, reason", [

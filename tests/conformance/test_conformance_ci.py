@@ -132,6 +132,22 @@ def test_every_request_the_oracle_writes_matches_the_request_schema():
         validator.validate(json.loads(json.dumps(wire.request(case))))
 
 
+def test_a_request_carries_its_own_cases_inputs_when_encoded_once():
+    """The inputs are encoded once per case (``Case.encoded_inputs``); a case made from another (a shrunk one, a
+    replace) is encoded afresh."""
+    import dataclasses
+
+    import numpy as np
+
+    from ovk_conform.hexfloats import decode_floats
+    case = load_cases(("onorma",))[0]
+    assert wire.request(case)["inputs"] is wire.request(case)["inputs"]
+    moved = dataclasses.replace(case, X=case.X + 1.0, Y=case.Y[::-1])
+    for one in (case, moved, case):
+        inputs = json.loads(json.dumps(wire.request(one)))["inputs"]
+        assert np.array_equal(decode_floats(inputs["X"]), one.X) and np.array_equal(decode_floats(inputs["Y"]), one.Y)
+
+
 def test_the_results_the_examples_and_the_worker_write_match_the_result_schema(tmp_path):
     from ovk_conform.worker import answer
     validator = _validator("result")

@@ -155,7 +155,7 @@ def test_rows_recomputed_from_a_checkpoint_are_the_stored_rows_bit_for_bit():
     stored = {int(t): i for i, t in enumerate(case.rounds)}
     for index in (0, 250, len(case.checkpoints) - 1):
         start = case.checkpoints[index]["state"]["t"]
-        rows = checkpoints.rows_after(case.checkpoints[index], case.X, case.Y)
+        rows = checkpoints.rows_after(*checkpoints.segment_inputs(case, index))
         overlap = [t for t in range(start + 1, start + 1 + len(rows["predictions"])) if t in stored]
         assert overlap, start
         for name, values in rows.items():

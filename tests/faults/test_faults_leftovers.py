@@ -38,7 +38,8 @@ def pause():
     sys.stdin.readline()
 if sys.argv[2] == "conform":
     tempfile.tempdir = sys.argv[1]
-    with hosts.CommandHost("true"):
+    with hosts.CommandHost("true") as host:
+        host.folder
         pause()
 elif sys.argv[2] == "folder":
     with atomic.staged_folder(sys.argv[1], ["a.txt"]) as staging:
@@ -96,7 +97,8 @@ def test_the_next_oracle_removes_a_killed_oracles_folder(tmp_path, monkeypatch):
     assert len(left) == 1
     _age(left)
     with hosts.CommandHost("true") as host:
-        assert _conform_folders(tmp_path) == [host.folder]
+        folder = host.folder
+        assert _conform_folders(tmp_path) == [folder]
     assert _conform_folders(tmp_path) == []
 
 
@@ -105,8 +107,8 @@ def test_a_live_oracle_keeps_its_folder(tmp_path, monkeypatch):
     writer = Writer(tmp_path, "conform")
     left = _conform_folders(tmp_path)
     _age(left)
-    with hosts.CommandHost("true"):
-        pass
+    with hosts.CommandHost("true") as host:
+        assert host.folder not in left
     assert _conform_folders(tmp_path) == left
     assert writer.finish() == 0
     assert _conform_folders(tmp_path) == []
