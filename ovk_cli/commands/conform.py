@@ -13,12 +13,12 @@ from pathlib import Path
 from ovk_cli import outputs
 from ovk_cli.errors import UsageError, front_door
 from ovk_cli.parallel import WorkerLost, check_workers, default_workers, executor
-from ovk_conform import fresh, junit, limits
+from ovk_conform import fresh, junit, limits, runner
 from ovk_conform.expectations import Expectations
 from ovk_conform.hosts import CommandHost, WorkerHost
 from ovk_conform.levels import LEVELS
 from ovk_conform.manifest import IntegrityError
-from ovk_conform.runner import Interrupted, execute, judge, prepare
+from ovk_conform.runner import Interrupted, execute, prepare
 from ovk_conform.scope import Scope, read_text
 from ovk_conform.seal import Seal
 from ovk_conform.tolerance import PRECISIONS
@@ -244,7 +244,7 @@ def _shrink(args, host, report, cases, deadline) -> list:
 
         def fails(candidate):
             result = host.call(candidate, limits.case_limit(candidate, args.timeout))
-            return judge(candidate, result, report.precision).diverging_field is not None
+            return runner.judge(candidate, result, report.precision).diverging_field is not None
         small = fresh.shrink(case, fails, outcome, stop)
         path = args.shrunk_dir / f"{small.id}.json"
         fresh.write_case_file(small, path)
