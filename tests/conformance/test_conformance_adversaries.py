@@ -175,6 +175,7 @@ def test_an_engine_hanging_on_one_algorithm_is_reported_with_a_json_report_withi
                           timeout=300)
     seconds = time.monotonic() - started
     report = json.loads(report_path.read_text())
+    assert "cases" in report, (done.returncode, done.stderr[-2000:], report)
     messages = [case["message"] for case in report["cases"] if case["algorithm"] == "monorma"]
     assert done.returncode == 1 and seconds < 120, seconds
     assert sum(message.startswith("timed out after") for message in messages) in (2, 3)
