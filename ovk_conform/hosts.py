@@ -45,7 +45,7 @@ from ovk_ref import atomic_file
 
 WORKER_SCRIPT = Path(__file__).resolve().with_name("worker.py")
 #: a process host's folder for the case and result files, in the temporary folder
-FOLDER_PREFIX = "ovk-conform-"
+FOLDER_PREFIX = f"ovk-conform-{atomic_file.HELD}-"
 #: longest line the worker may write on its protocol channel
 MAX_LINE = 1 << 20
 

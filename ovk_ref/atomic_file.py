@@ -1,7 +1,7 @@
 """Writing a file so that it holds its previous content or the new one, whole, never a part of either.
 
 Every file the project writes (checkpoints, reports, Markdown, CSV, figures, case files, vectors) goes through
-``replacing(path)``: the new content is written to a temporary file in the same folder (``.NAME.tmp-XXXXXXXX``),
+``replacing(path)``: the new content is written to a temporary file in the same folder (``.NAME.tmp-held-XXXXXXXX``),
 flushed and fsync'ed, renamed over ``NAME`` (``os.replace``: atomic on POSIX and Windows), and the folder is
 fsync'ed so that the rename survives a crash. An error on the way (a full disk, a quota, a read-only file system)
 deletes the temporary file, leaves ``NAME`` as it was and raises ``OutputError``, an ``OSError`` whose message
@@ -27,6 +27,9 @@ try:
 except ImportError:         # Windows: no flock, so a killed writer's leftovers cannot be told from a live one's
     fcntl = None
 
+#: in the names of what a writer holds (``.NAME.tmp-held-*``, ``.NAME.partial-held-*``, ``ovk-conform-held-*``): what
+#: writers of earlier versions of ovk made is not held, and is never taken for abandoned while they run
+HELD = "held"
 #: a leftover younger than this is never removed: its writer may have created it and not yet locked it
 #: (microseconds apart); a live writer holds its lock however long it takes
 ABANDONED_AFTER_SECONDS = 2.0
@@ -80,7 +83,7 @@ def holding(folder):
     if fcntl is None:
         yield
         return
-    handle = os.open(folder, os.O_RDONLY)
+    handle = os.open(folder, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     try:
         hold(handle)
         yield
@@ -132,7 +135,7 @@ def _new_temporary(target: Path) -> tuple[int, Path]:
     except FileNotFoundError:
         mode = None
     while True:
-        temporary = target.with_name(f".{target.name}.tmp-{secrets.token_hex(4)}")
+        temporary = target.with_name(f".{target.name}.tmp-{HELD}-{secrets.token_hex(4)}")
         try:
             handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
         except FileExistsError:
@@ -180,7 +183,7 @@ def replacing(path, mode: str = "w", **open_arguments):
             raise output_error(path, error) from None
         raise
     fsync_folder(target.parent)
-    remove_abandoned(target.parent, f".{target.name}.tmp-")
+    remove_abandoned(target.parent, f".{target.name}.tmp-{HELD}-")
 
 
 def write_text(path, text: str, encoding: str = "utf-8") -> None:

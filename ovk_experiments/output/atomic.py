@@ -1,6 +1,6 @@
 """Writing a run's folder so that it is complete or absent, never a mix of two runs.
 
-A run writes into a fresh hidden folder beside ``--out`` (``.NAME.partial-XXXX``), each file atomically
+A run writes into a fresh hidden folder beside ``--out`` (``.NAME.partial-held-XXXX``), each file atomically
 (``ovk_ref.atomic_file``), writes ``manifest.json`` (every file and its sha256) last, then moves the folder into
 place: the previous output, if any, is renamed aside (``.NAME.previous-XXXX``), the new one renamed to ``NAME``,
 and the previous one deleted. A run stopped before the move leaves ``NAME`` untouched (an exception, an I/O error
@@ -94,7 +94,7 @@ def staged_folder(out_dir, outputs):
     out_dir = Path(out_dir).absolute()
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
-        staging = _fresh_folder(out_dir, "partial")
+        staging = _fresh_folder(out_dir, f"partial-{atomic_file.HELD}")
     except OSError as error:
         raise atomic_file.output_error(out_dir, error) from None
     try:
@@ -109,4 +109,4 @@ def staged_folder(out_dir, outputs):
             raise _output_error(out_dir, staging, error) from None
         raise
     atomic_file.fsync_folder(out_dir.parent)
-    atomic_file.remove_abandoned(out_dir.parent, f".{out_dir.name}.partial-", folders=True)
+    atomic_file.remove_abandoned(out_dir.parent, f".{out_dir.name}.partial-{atomic_file.HELD}-", folders=True)

@@ -149,7 +149,7 @@ def test_a_live_writer_keeps_its_leftover_and_finishes(tmp_path, kind):
 
 def test_a_young_leftover_is_kept(tmp_path):
     """Between creating its temporary file and locking it a writer holds no lock: the age is what protects it."""
-    young = tmp_path / ".report.json.tmp-00000000"
+    young = tmp_path / ".report.json.tmp-held-00000000"
     young.write_text("being created")
     atomic_file.write_text(tmp_path / "report.json", "new")
     assert young.exists()
@@ -158,16 +158,35 @@ def test_a_young_leftover_is_kept(tmp_path):
     assert not young.exists()
 
 
+def test_what_an_earlier_version_made_is_never_taken_for_abandoned(tmp_path, monkeypatch):
+    """Writers of earlier versions of ovk held no lock: their live temporary files and folders (named without
+    ``held``) are left, whatever their age; so is a lookalike of the new names (a prefix of it)."""
+    earlier = [tmp_path / ".report.json.tmp-0123abcd", tmp_path / ".report.json.tmp-held0123"]
+    for path in earlier:
+        path.write_text("an earlier version's, being written")
+    folders = [tmp_path / ".out.partial-0123abcd", tmp_path / "ovk-conform-0123abcd"]
+    for folder in folders:
+        folder.mkdir()
+    _age(earlier + folders)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    atomic_file.write_text(tmp_path / "report.json", "new")
+    _write_folder(tmp_path / "out")
+    with hosts.CommandHost("true") as host:
+        assert host.folder.exists()
+    assert all(path.exists() for path in earlier + folders)
+
+
 def test_only_the_leftovers_of_the_name_written_are_removed(tmp_path):
     """Other names, and entries of the right name that are not what the writer makes: a folder, a FIFO (opening a
     FIFO to lock it would wait for a writer: the sweep would hang), a symbolic link."""
-    others = [tmp_path / ".other.json.tmp-00000000", tmp_path / ".report.jsonl.tmp-0", tmp_path / "report.json.tmp-0"]
+    others = [tmp_path / ".other.json.tmp-held-00000000", tmp_path / ".report.jsonl.tmp-held-0",
+              tmp_path / "report.json.tmp-held-0"]
     for path in others:
         path.write_text("not ours")
-    (tmp_path / ".report.json.tmp-folder").mkdir()
-    os.mkfifo(tmp_path / ".report.json.tmp-fifo")
-    (tmp_path / ".report.json.tmp-link").symlink_to(others[0])
-    others += [tmp_path / f".report.json.tmp-{kind}" for kind in ("folder", "fifo", "link")]
+    (tmp_path / ".report.json.tmp-held-folder").mkdir()
+    os.mkfifo(tmp_path / ".report.json.tmp-held-fifo")
+    (tmp_path / ".report.json.tmp-held-link").symlink_to(others[0])
+    others += [tmp_path / f".report.json.tmp-held-{kind}" for kind in ("folder", "fifo", "link")]
     _age(others)
     atomic_file.write_text(tmp_path / "report.json", "new")
     assert all(path.is_symlink() or path.exists() for path in others)
@@ -175,7 +194,7 @@ def test_only_the_leftovers_of_the_name_written_are_removed(tmp_path):
 
 def test_a_file_is_no_leftover_of_a_folder(tmp_path):
     out = tmp_path / "out"
-    lookalike = tmp_path / ".out.partial-00000000"
+    lookalike = tmp_path / ".out.partial-held-00000000"
     lookalike.write_text("a file, not a run's folder")
     _age([lookalike])
     _write_folder(out)
@@ -207,7 +226,7 @@ def test_planted_no_sweep_leaves_the_killed_writers_file(tmp_path, monkeypatch):
 
 def test_without_flock_nothing_is_removed(tmp_path, monkeypatch):
     """Where there is no flock (Windows) a killed writer's file cannot be told from a live one's: it stays."""
-    leftover = tmp_path / ".report.json.tmp-00000000"
+    leftover = tmp_path / ".report.json.tmp-held-00000000"
     leftover.write_text("a killed writer's")
     _age([leftover])
     monkeypatch.setattr(atomic_file, "fcntl", None)
