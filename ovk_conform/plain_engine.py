@@ -41,6 +41,10 @@ class PlainOnorma:
             return kernel.B @ (k @ coefficients)
         return KernelRows(kernel, x[None, :], stored_X).apply(coefficients)[0]
 
+    def first_term(self, t: int, n: int, lo: int) -> int:
+        """The first stored term the prediction of round t (of n) sums: the window's first, ``lo`` (spec 5.1)."""
+        return lo
+
     def after_round(self, t: int, alpha: np.ndarray, lo: int, factors: list) -> None:
         """Called after round t (``factors``: the shrink factors of rounds 1..t)."""
 
@@ -54,7 +58,8 @@ class PlainOnorma:
         support = np.zeros(n, dtype=int)
         lo, factors = 0, []
         for t in range(1, n + 1):
-            prediction = (self.kernel_values(kernel, X[t - 1], X[lo:t - 1], alpha[lo:t - 1]) if t - 1 > lo
+            first = self.first_term(t, n, lo)
+            prediction = (self.kernel_values(kernel, X[t - 1], X[first:t - 1], alpha[first:t - 1]) if t - 1 > first
                           else np.zeros(d)).astype(self.dtype)
             eta_t = self.step_size(eta, t)
             c_t = self.shrink_factor(eta_t, lam)

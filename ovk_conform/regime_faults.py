@@ -12,7 +12,7 @@ import numpy as np
 
 from ovk_conform.plain_engine import PlainBatch, PlainMonorma, PlainOnorma
 from ovk_fast.kernel_rows import KernelRows
-from ovk_ref.kernels import Gaussian, Polynomial, Separable
+from ovk_ref.kernels import Gaussian, Polynomial, Separable, as_kernel
 
 #: rounds per block of the blocked engine these faults imitate
 BLOCK = 256
@@ -134,6 +134,41 @@ class PolynomialDegreeTwo(PlainOnorma):
         return super().kernel_values(kernel, x, stored_X, coefficients)
 
 
+class LoneRoundUnmasked(PlainOnorma):
+    """A blocked engine that drops the window's mask for a block of a single round (the last round of a stream of
+    ``256 k + 1`` rounds): that round's prediction sums every term stored since round t - 256, the dropped included."""
+
+    def first_term(self, t, n, lo):
+        return max(0, t - 1 - BLOCK) if t == n > BLOCK and (t - 1) % BLOCK == 0 else lo
+
+
+def _all_gaussian(kernels) -> bool:
+    return all(isinstance(kernel, Separable) and isinstance(kernel.scalar, Gaussian) for kernel in kernels)
+
+
+class FirstOutputMatrixInGamma(PlainMonorma):
+    """When every kernel is a separable Gaussian (an engine's shortcut: ``K_j(x, x) = B_j``), every kernel's gamma
+    update takes the first kernel's ``B``."""
+
+    def __call__(self, X, Y, kernels, **arguments):
+        self.gaussians = _all_gaussian(as_kernel(kernel) for kernel in kernels)
+        return super().__call__(X, Y, kernels, **arguments)
+
+    def gamma_update(self, t, gamma, c_t, v, new, diagonal):
+        if self.gaussians:
+            diagonal = np.broadcast_to(diagonal[:1], diagonal.shape)
+        return super().gamma_update(t, gamma, c_t, v, new, diagonal)
+
+
+class LastWeightDecidesUpdate(PlainMonorma):
+    """delta kept (as when every ``w_j = 0``, spec 6.3) whenever the last kernel's ``w_m`` is 0."""
+
+    def weight_update(self, weights, gamma, r):
+        if weights[-1] ** 2 * max(gamma[-1], 0.0) == 0.0:
+            return weights
+        return super().weight_update(weights, gamma, r)
+
+
 CONFORMANCE_MUTANTS = {
     "step_index_restarts_after_256": SimpleNamespace(onorma=StepIndexRestarts()),
     "scale_not_folded_at_block_3": SimpleNamespace(onorma=ScaleNotFoldedAtLaterBlock()),
@@ -146,6 +181,9 @@ CONFORMANCE_MUTANTS = {
     "first_order_shrink": SimpleNamespace(onorma=FirstOrderShrink()),
     "scale_never_folded": SimpleNamespace(onorma=ScaleNeverFolded()),
     "polynomial_degree_two": SimpleNamespace(onorma=PolynomialDegreeTwo()),
+    "lone_round_unmasked": SimpleNamespace(onorma=LoneRoundUnmasked()),
+    "first_output_matrix_in_gamma": SimpleNamespace(monorma=FirstOutputMatrixInGamma()),
+    "last_weight_decides_update": SimpleNamespace(monorma=LastWeightDecidesUpdate()),
 }
 
 #: fault -> (the regime that rejects it, its case id there)
@@ -161,5 +199,8 @@ FAULT_REGIMES = {
     "first_order_shrink": ("strong-shrink", "eta-lam-0.999"),
     "scale_never_folded": ("shrink-underflow", "window-8-t140000"),
     "polynomial_degree_two": ("kernel-family", "polynomial-separable-huber"),
+    "lone_round_unmasked": ("corner-cases", "window-16-t257"),
+    "first_output_matrix_in_gamma": ("corner-cases", "distinct-outputs-m2"),
+    "last_weight_decides_update": ("corner-cases", "zero-last-weight"),
 }
 

@@ -184,6 +184,29 @@ def shrink_underflow() -> list[dict]:
                              loss=SQ, lam=0.99, eta=1.0, truncation={"type": "window", "s": 8}))]
 
 
+def corner_cases() -> list[dict]:
+    """Shapes no other stored case has: round 257 alone in its block of 256 with a window dropping terms (spec 5.1);
+    MONORMA with Gaussian kernels of distinct output matrices B_j (``K_j(x, x) = B_j`` in gamma, spec 6.2), and with
+    ``y_1 = (1, -1)`` orthogonal to the last kernel's ``B = 11^T / 2``: its ``gamma_1 = 0`` and weight 0 for ever
+    while the first kernel's is not (delta updated, not kept: spec 6.3, E22)."""
+    distinct = [{"type": "gaussian_separable", "mu": 0.5, "B": [[1.0, 0.0], [0.0, 1.0]]},
+                {"type": "gaussian_separable", "mu": 2.0, "B": [[0.5, 0.5], [0.5, 0.5]]}]
+    X, Y = _stream(192, 100, 2, 2)
+    Y[0] = (1.0, -1.0)
+    return [
+        ("onorma", _case("window-16-t257", "window s = 16 over 257 rounds: round 257 alone in a block of 256, its "
+                         "prediction without the 241 dropped terms", ["truncation", "block-of-one"],
+                         _stream(190, 257, 2, 2), kernel=_gaussian(1.0, 2), loss=SQ, lam=0.1, eta=0.5,
+                         truncation={"type": "window", "s": 16})),
+        ("monorma", _case("distinct-outputs-m2", "Gaussians mu = 0.5 with B = I and mu = 2 with B = 11^T/2: "
+                          "gamma_j takes each kernel's own B", ["m=2", "distinct-B"], _stream(191, 100, 2, 2),
+                          kernels=distinct, loss=SQ, lam=0.1, eta=0.3, r=1.0)),
+        ("monorma", _case("zero-last-weight", "the same kernels, y_1 = (1, -1): gamma^2_1 = 0, delta = (1, 0) from "
+                          "round 1 on (the last kernel's weight 0, the first's not)", ["m=2", "distinct-B", "edge"],
+                          (X, Y), kernels=distinct, loss=SQ, lam=0.1, eta=0.3, r=1.0)),
+    ]
+
+
 #: regime name -> (what it probes, its cases as (algorithm, case) pairs)
 REGIMES = {
     "long-stream": ("streams crossing power-of-two and block boundaries", long_streams),
@@ -195,6 +218,8 @@ REGIMES = {
     "far-inputs": ("inputs offset by 1e6 to 1e8, scaled by 1e-6 and 1e6", far_inputs),
     "strong-shrink": ("eta lam close to 1", strong_shrink),
     "shrink-underflow": ("the product of shrink factors underflows float64", shrink_underflow),
+    "corner-cases": ("a truncated block of one round; MONORMA with distinct output matrices and a zero last weight",
+                     corner_cases),
 }
 
 #: the regime of the stored quick cases (``cases.py``)

@@ -15,7 +15,10 @@ from ovk_conform.vectors import ALGORITHMS
 # for s = 64 keeps one more term after round 65; K(x_i, x) differs from K(x, x_i) as soon as round 2 predicts
 # with a term; the slipped gamma changes the weights of round 1; the gamma fault starts at round 301 but the
 # stored rounds of a 1100-round stream are 289..291, 317..323, ... (the first stored after 300 is 317); the
-# shrink of round 2 is the first to act on a stored coefficient, so a wrong shrink first shows in prediction 3
+# shrink of round 2 is the first to act on a stored coefficient, so a wrong shrink first shows in prediction 3;
+# the lone round is the last, 257; gamma_1 = a^T B_j a differs at round 1 with the first kernel's B, and so do
+# the weights of round 1 (compared before gamma); with y_1 orthogonal to the last B only w_2 = 0 at round 1, and
+# delta_1 is kept
 EXPECTED = {
     "step_index_restarts_after_256": (257, "new_coefficients"),
     "scale_not_folded_at_block_3": (513, "predictions"),
@@ -26,6 +29,9 @@ EXPECTED = {
     "gaussian_uncentred_distance": (2, "predictions"),
     "first_order_shrink": (3, "predictions"),
     "polynomial_degree_two": (2, "predictions"),
+    "lone_round_unmasked": (257, "predictions"),
+    "first_output_matrix_in_gamma": (1, "weights"),
+    "last_weight_decides_update": (1, "weights"),
 }
 #: faults that the quick cases cannot see (the others also fail some quick case)
 HIDDEN_IN_QUICK = set(FAULT_REGIMES) - {"first_order_shrink"}

@@ -1,9 +1,11 @@
 """ovk_fast's compiled kernels (the ``fast`` extra, numba): the exp of ``ovk_fast.compiled`` against libm, the
 fused product of a tile against numpy's, and planted faults in each that the checks catch. That the engine's
 records match the reference with and without them is ``test_ovk_fast_properties`` (it draws ``compiled``)."""
+import contextlib
 import importlib
 import inspect
 import math
+from types import SimpleNamespace
 from unittest import mock
 
 import numpy as np
@@ -15,6 +17,9 @@ from test_ovk_fast_properties import assert_same_record, term_scales
 
 import ovk_fast
 import ovk_ref
+from ovk_conform import run
+from ovk_conform.manifest import load_cases
+from ovk_conform.vectors import ALGORITHMS
 from ovk_ref import tolerances
 from ovk_ref.synthetic import linear_related_tasks
 
@@ -237,3 +242,52 @@ def test_monorma_on_gaussian_exponents_with_distinct_outputs_and_a_zero_last_wei
     for planted in (one_diagonal["monorma"](X, Y, kernels, **run), kept):
         with pytest.raises(AssertionError, match="gamma|weights|predictions"):
             assert_same_record(planted, reference, scales)
+
+
+def _planted(module, old: str, new: str) -> dict:
+    """``module``'s source with one planted fault, run as plain Python: its namespace."""
+    source = inspect.getsource(module)
+    assert source.count(old) == 1
+    namespace = {"__name__": f"planted_{module.__name__.rsplit('.', 1)[-1]}"}
+    exec(source.replace(old, new), namespace)
+    return namespace
+
+
+def _lone_row_unmasked():
+    product = _planted(compiled_module, "mask.shape[0] > 0", "mask.shape[0] > 1")["_exp_product"]
+    no_mask = np.zeros((0, 0), dtype=bool)
+
+    def exp_product(E, factor, CT, out, mask=None):
+        product(E, factor, CT, no_mask if mask is None else mask, out)
+        return out
+    return mock.patch.object(compiled_module, "exp_product", exp_product), ovk_fast
+
+
+def _last_weight_decides():
+    rounds = _planted(compiled_module, "nonzero = nonzero or w[j] != 0.0", "nonzero = w[j] != 0.0")["_squared_rounds"]
+    return mock.patch.object(compiled_module, "squared_rounds", rounds), ovk_fast
+
+
+def _first_output_matrix():
+    planted = _planted(monorma_module, "np.broadcast_to(own[2][:, None],", "np.broadcast_to(own[2][:1, None],")
+    return contextlib.nullcontext(), SimpleNamespace(monorma=planted["monorma"])
+
+
+@pytest.mark.parametrize("planting, failing", [
+    (_lone_row_unmasked, ["window-16-t257"]),
+    (_last_weight_decides, ["zero-last-weight"]),            # the only case where one w_j is 0 and another is not
+    (_first_output_matrix, ["distinct-outputs-m2", "zero-last-weight"]),      # both have distinct B
+], ids=["mask dropped for a single row", "only the last w decides the update", "the first kernel's B for every gamma"])
+def test_the_corner_cases_regime_rejects_the_compiled_faults_every_earlier_stored_case_passed(planting, failing):
+    """Three faults of the compiled paths that passed every stored case of vectors version 3 (and the fresh ones of
+    ``conform --level standard --seed 0``): each fails its case of the ``corner-cases`` regime through the oracle's
+    Python API; ovk_fast passes the regime with the compiled paths and without them (the numpy loops)."""
+    cases = load_cases(ALGORITHMS, ("corner-cases",), basic=False)
+    for available in (True, False):
+        with mock.patch.object(compiled_module, "AVAILABLE", available):
+            report = run(ovk_fast, cases=cases, reruns=0)
+        assert report.passed and len(report.outcomes) == 3, report.text(verbose=True)
+    patch, implementation = planting()
+    with patch, np.errstate(all="ignore"):
+        report = run(implementation, cases=cases, reruns=0)
+    assert [outcome.case for outcome in report.outcomes if outcome.status == "fail"] == failing
