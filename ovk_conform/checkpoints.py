@@ -40,7 +40,7 @@ def _record(learner) -> dict:
 
 def states(X, Y, arguments: dict) -> list:
     """ovk_ref ONORMA's checkpoints (parsed JSON) after rounds CHECKPOINT_EVERY, 2 CHECKPOINT_EVERY, ... of the stream."""
-    parameters = dict(arguments, truncation=truncation_argument(arguments.get("truncation")))
+    parameters = dict(arguments, truncation=truncation_argument(arguments.get("truncation"), len(X)))
     learner = ovk_ref.ONORMA(parameters.pop("kernel"), **parameters)
     saved = []
     for t in range(len(X)):

@@ -62,9 +62,12 @@ LOSSES = ({"type": "squared"}, {"type": "norm"}, {"type": "huber", "delta": 0.5}
 #: long fresh cases: rounds of a truncated ONORMA stream (window s <= LONG_WINDOW, or Theorem 2 with
 #: epsilon 0.1), of an untruncated one, of MONORMA, and the size of a batch; chosen so that ovk_ref computes
 #: each in a second or two (it evaluates every kept term literally: 5-25 us per kernel block)
-LONG_ROUNDS = {"window": (2000, 4096), "theorem2": (1200, 1600), "none": (600, 900), "monorma": (300, 500),
-               "batch_ridge": (150, 250)}
+LONG_ROUNDS = {"window": (2000, 4096), "listed": (2000, 4096), "theorem2": (1200, 1600), "none": (600, 900),
+               "monorma": (300, 500), "batch_ridge": (150, 250)}
 LONG_WINDOW = 32
+#: the truncation kinds fresh cases draw: not ``listed`` (drawing it would change what every earlier seed draws),
+#: except for a scope that offers no other
+DRAWN_TRUNCATIONS = ("none", "window", "theorem2")
 #: the kernel families long streams use when the scope has one of them (the feature kernel and sums cost ovk_ref
 #: two to three times more per block; the kernel-family regime runs each family over 200 rounds)
 LONG_FAMILIES = ("gaussian_separable", "linear_separable", "polynomial_separable", "constant_separable",
@@ -103,9 +106,12 @@ def _draw_placement(rng, inputs: tuple, families: tuple, long: bool) -> int:
 
 
 def _draw_truncation_and_rounds(rng, algorithm: str, axes: dict, long: bool) -> tuple:
-    """The truncation kind (ONORMA; ``none`` elsewhere, and never for a long stream when there is another) and the
-    number of rounds: 2 to 40, or ``LONG_ROUNDS`` of the truncation (ONORMA) or of the algorithm."""
-    kinds = [kind for kind in axes.get("truncations", ("none",)) if not long or kind != "none"] or ["none"]
+    """The truncation kind (ONORMA, among ``DRAWN_TRUNCATIONS``, ``listed`` only for a scope with no other; ``none``
+    elsewhere, and never for a long stream when there is another) and the number of rounds: 2 to 40, or
+    ``LONG_ROUNDS`` of the truncation (ONORMA) or of the algorithm."""
+    offered = axes.get("truncations", ("none",))
+    kinds = [kind for kind in offered if kind in DRAWN_TRUNCATIONS and (not long or kind != "none")]
+    kinds = kinds or ["none" if "none" in offered or "listed" not in offered else "listed"]
     truncation = str(rng.choice(kinds))
     if not long:
         return truncation, int(rng.integers(2, 41))
@@ -142,7 +148,10 @@ def _draw_stream(rng, n: int, p: int, d: int, placement: int, classes: bool) -> 
 
 def _draw_truncation(rng, truncation: str, n: int, long: bool) -> dict:
     """ONORMA's ``truncation`` argument (empty for ``none``): a window of 1 to n rounds (long: 8 to ``LONG_WINDOW``),
-    or Theorem 2's schedule with t0 in 1..5 (long: epsilon 0.1)."""
+    Theorem 2's schedule with t0 in 1..5 (long: epsilon 0.1), or a listed schedule of such windows, one per round."""
+    if truncation == "listed":
+        low, high = (8, LONG_WINDOW) if long else (1, n)
+        return {"truncation": {"type": "listed", "s": rng.integers(low, high + 1, size=n).tolist()}}
     if truncation == "window":
         return {"truncation": {"type": "window",
                                "s": int(rng.integers(8, LONG_WINDOW + 1) if long else rng.integers(1, n + 1))}}
@@ -247,8 +256,13 @@ def fresh_cases(seed: int, count: int, scope=None, long: int = 0, pool=None) -> 
 
 
 def _sub_case(case: Case, rows) -> Case:
+    """The case on the rounds ``rows`` (0-based, ascending); a listed schedule keeps each kept round's ``s_t``."""
+    arguments = case.arguments
+    if (arguments.get("truncation") or {}).get("type") == "listed":
+        s = arguments["truncation"]["s"]
+        arguments = dict(arguments, truncation={"type": "listed", "s": [s[row] for row in rows]})
     sub = {"id": case.id, "comment": case.comment, "flags": case.flags, "X": case.X[rows], "Y": case.Y[rows],
-           "arguments": case.arguments}
+           "arguments": arguments}
     return reference_case(case.algorithm, sub, case.origin)
 
 

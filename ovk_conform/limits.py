@@ -33,8 +33,11 @@ def _windows(truncation, n: int) -> np.ndarray:
         return t - 1
     if truncation["type"] == "window":
         return np.minimum(t - 1, truncation["s"])
-    t0, epsilon = truncation["t0"], truncation["epsilon"]
-    s = np.minimum(t, t0) + (t > t0) * np.floor(np.maximum(t - t0, 0) ** (0.5 + epsilon))
+    if truncation["type"] == "listed":     # at most s_{t-1} (fewer after a drop: a dropped term never returns)
+        s = np.asarray(truncation["s"][:n], dtype=float)
+    else:
+        t0, epsilon = truncation["t0"], truncation["epsilon"]
+        s = np.minimum(t, t0) + (t > t0) * np.floor(np.maximum(t - t0, 0) ** (0.5 + epsilon))
     return np.minimum(t - 1, np.concatenate([[0], s[:-1]]))
 
 

@@ -1,16 +1,22 @@
-"""Planted faults that show only in one regime: each is the plain engine (``plain_engine.py``) with
+"""Planted faults that show only in one regime: each is the plain engine (``plain_engine.py``), or ovk_fast, with
 one step wrong past the boundary a fast engine introduces. ``CONFORMANCE_MUTANTS`` maps a name to an
 implementation object; ``FAULT_REGIMES`` names the stored regime that must reject it (and the quick level
 must not: the fault hides there).
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import math
+import textwrap
 from types import SimpleNamespace
+from unittest import mock
 
 import numpy as np
 
+import ovk_fast
 from ovk_conform.plain_engine import PlainBatch, PlainMonorma, PlainOnorma
+from ovk_fast import compiled
 from ovk_fast.kernel_rows import KernelRows
 from ovk_ref.kernels import Gaussian, Polynomial, Separable, as_kernel
 
@@ -169,6 +175,29 @@ class LastWeightDecidesUpdate(PlainMonorma):
         return super().weight_update(weights, gamma, r)
 
 
+class NormOneDowndatePerRound:
+    """ovk_fast's ONORMA with ``if`` for the ``while`` that applies the downdates in its norm recursion
+    (``compiled.norm_recursion``, spec 6.5): at most one dropped term's downdate per round, right for a window or
+    Theorem 2's schedule (one drop per round at most), wrong for a schedule that drops several terms at once."""
+
+    #: the loop of ``compiled.norm_recursion`` over the terms dropped in round r, and the fault
+    FAULT = ("while k < len(rounds) and rounds[k] == r:", "if k < len(rounds) and rounds[k] == r:")
+
+    @functools.cached_property
+    def norm_recursion(self):
+        """Built at the first call, not at import: the oracle imports this module whatever ovk_fast's source holds."""
+        source = textwrap.dedent(inspect.getsource(compiled.norm_recursion))
+        if source.count(self.FAULT[0]) != 1:
+            raise RuntimeError("compiled.norm_recursion no longer has the downdate loop this fault replaces")
+        namespace = {}
+        exec(source.replace(*self.FAULT), namespace)   # the planted fault: the source with its loop made an if
+        return namespace["norm_recursion"]
+
+    def __call__(self, X, Y, kernel, **arguments):
+        with mock.patch.object(compiled, "norm_recursion_compiled", self.norm_recursion):
+            return ovk_fast.onorma(X, Y, kernel, **arguments)
+
+
 CONFORMANCE_MUTANTS = {
     "step_index_restarts_after_256": SimpleNamespace(onorma=StepIndexRestarts()),
     "scale_not_folded_at_block_3": SimpleNamespace(onorma=ScaleNotFoldedAtLaterBlock()),
@@ -184,6 +213,7 @@ CONFORMANCE_MUTANTS = {
     "lone_round_unmasked": SimpleNamespace(onorma=LoneRoundUnmasked()),
     "first_output_matrix_in_gamma": SimpleNamespace(monorma=FirstOutputMatrixInGamma()),
     "last_weight_decides_update": SimpleNamespace(monorma=LastWeightDecidesUpdate()),
+    "norm_one_downdate_per_round": SimpleNamespace(onorma=NormOneDowndatePerRound()),
 }
 
 #: fault -> (the regime that rejects it, its case id there)
@@ -202,5 +232,6 @@ FAULT_REGIMES = {
     "lone_round_unmasked": ("corner-cases", "window-16-t257"),
     "first_output_matrix_in_gamma": ("corner-cases", "distinct-outputs-m2"),
     "last_weight_decides_update": ("corner-cases", "zero-last-weight"),
+    "norm_one_downdate_per_round": ("corner-cases", "listed-collapse-t40"),
 }
 

@@ -183,12 +183,18 @@ def shrink_underflow() -> list[dict]:
                              ["underflow", "truncation"], _grid_stream(181, 140_000, 1, 1), kernel=_gaussian(0.5, 1),
                              loss=SQ, lam=0.99, eta=1.0, truncation={"type": "window", "s": 8}))]
 
+#: a listed schedule over 40 rounds that grows, collapses from 6 to 2 (round 20) and from 8 to 1 (round 35), then
+#: jumps to 4
+LISTED_COLLAPSE = [6] * 19 + [2] + [3, 4, 5, 6, 7, 8] + [8] * 8 + [1] + [4] * 5
+
 
 def corner_cases() -> list[dict]:
     """Shapes no other stored case has: round 257 alone in its block of 256 with a window dropping terms (spec 5.1);
     MONORMA with Gaussian kernels of distinct output matrices B_j (``K_j(x, x) = B_j`` in gamma, spec 6.2), and with
     ``y_1 = (1, -1)`` orthogonal to the last kernel's ``B = 11^T / 2``: its ``gamma_1 = 0`` and weight 0 for ever
-    while the first kernel's is not (delta updated, not kept: spec 6.3, E22)."""
+    while the first kernel's is not (delta updated, not kept: spec 6.3, E22); a listed schedule ``t -> s_t`` (spec 5.1:
+    any schedule) that drops several terms in one round, 4 at round 20 and 7 at round 35, and then grows by more than
+    one (a dropped term never returns: ``lo = max(lo, t - s_t)``, as ovk_ref)."""
     distinct = [{"type": "gaussian_separable", "mu": 0.5, "B": [[1.0, 0.0], [0.0, 1.0]]},
                 {"type": "gaussian_separable", "mu": 2.0, "B": [[0.5, 0.5], [0.5, 0.5]]}]
     X, Y = _stream(192, 100, 2, 2)
@@ -198,6 +204,11 @@ def corner_cases() -> list[dict]:
                          "prediction without the 241 dropped terms", ["truncation", "block-of-one"],
                          _stream(190, 257, 2, 2), kernel=_gaussian(1.0, 2), loss=SQ, lam=0.1, eta=0.5,
                          truncation={"type": "window", "s": 16})),
+        ("onorma", _case("listed-collapse-t40", "listed s_t: 6 up to round 19, 2 at round 20 (4 terms dropped at "
+                         "once), 3 to 8 at rounds 21-26, 8 to round 34, 1 at round 35 (7 dropped), 4 from round 36 "
+                         "(the dropped terms stay dropped)", ["truncation", "listed", "several-drops"],
+                         _stream(193, 40, 2, 2), kernel=_gaussian(0.7, 2), loss=SQ, lam=0.05, eta=0.5,
+                         truncation={"type": "listed", "s": LISTED_COLLAPSE})),
         ("monorma", _case("distinct-outputs-m2", "Gaussians mu = 0.5 with B = I and mu = 2 with B = 11^T/2: "
                           "gamma_j takes each kernel's own B", ["m=2", "distinct-B"], _stream(191, 100, 2, 2),
                           kernels=distinct, loss=SQ, lam=0.1, eta=0.3, r=1.0)),
@@ -218,7 +229,8 @@ REGIMES = {
     "far-inputs": ("inputs offset by 1e6 to 1e8, scaled by 1e-6 and 1e6", far_inputs),
     "strong-shrink": ("eta lam close to 1", strong_shrink),
     "shrink-underflow": ("the product of shrink factors underflows float64", shrink_underflow),
-    "corner-cases": ("a truncated block of one round; MONORMA with distinct output matrices and a zero last weight",
+    "corner-cases": ("a truncated block of one round; a listed schedule dropping several terms in one round; "
+                     "MONORMA with distinct output matrices and a zero last weight",
                      corner_cases),
 }
 

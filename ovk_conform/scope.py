@@ -10,11 +10,12 @@ A scope is JSON (schema ``schemas/scope.schema.json``)::
 
 An algorithm that is absent is not offered; an axis that is absent means every value of it. The axes are the
 kernel families (the portable dicts' ``type``; a ``sum`` kernel needs ``sum`` and the family of each term),
-the losses (ONORMA, MONORMA), the truncation kinds (ONORMA: ``none``, ``window``, ``theorem2``) and where the
-inputs lie (``near``, ``offset`` far from the origin, ``scaled`` to tiny or huge spreads). A case is
-in scope when its algorithm is and each of its values is; fresh cases are drawn inside the scope; a case
-inside it cannot be refused ("unsupported" fails). ``--require`` names a scope the declared one must cover
-(``missing``): a JSON text, a file, or algorithm names (``onorma,monorma``: every case of those).
+the losses (ONORMA, MONORMA), the truncation kinds (ONORMA: ``none``, ``window``, ``theorem2``, ``listed``: one
+``s_t`` per round, stored cases only) and where the inputs lie (``near``, ``offset`` far from the origin,
+``scaled`` to tiny or huge spreads). A case is in scope when its algorithm is and each of its values is; fresh
+cases are drawn inside the scope (never with a listed schedule); a case inside it cannot be refused
+("unsupported" fails). ``--require`` names a scope the declared one must cover (``missing``): a JSON text, a
+file, or algorithm names (``onorma,monorma``: every case of those).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from ovk_conform.protocol import ALGORITHMS
 KERNEL_FAMILIES = ("gaussian_separable", "linear_separable", "polynomial_separable", "constant_separable",
                    "linear_quadratic", "feature", "sum")
 LOSSES = ("squared", "norm", "huber", "epsilon_insensitive", "hinge", "softmax")
-TRUNCATIONS = ("none", "window", "theorem2")
+TRUNCATIONS = ("none", "window", "theorem2", "listed")
 #: where the inputs lie: ``near`` the origin at a unit scale, ``offset`` far from the origin compared with their
 #: spread (where ``|x|^2 + |z|^2 - 2 <x, z>`` cancels), ``scaled`` to tiny or huge spreads (``input_placement``)
 INPUTS = ("near", "offset", "scaled")

@@ -8,9 +8,10 @@ portable dicts of ``ovk_ref``. A case names its regime and its reference (``prec
 row of every field is stored, except for streams longer than ``regimes.ALL_ROUNDS_UP_TO``: their round fields
 keep the 1-based ``rounds`` listed (``null``: every round) and ``checkpoints`` holds ovk_ref's state every
 ``checkpoints.CHECKPOINT_EVERY`` rounds, from which each run recomputes rows drawn from its seed. No tolerance is
-stored: the policy is code (``ovk_conform.tolerance``). Truncation is ``{"type": "window", "s": s}``
-or ``{"type": "theorem2", "t0": t0, "epsilon": epsilon}`` (passed to Python implementations as ``s`` or as the
-callable ``ovk_ref.Theorem2Schedule``). Replay files of format ``ovk-vectors-2`` are read too.
+stored: the policy is code (``ovk_conform.tolerance``). Truncation is ``{"type": "window", "s": s}``,
+``{"type": "theorem2", "t0": t0, "epsilon": epsilon}`` or ``{"type": "listed", "s": [s_1, ..., s_n]}`` (passed to
+Python implementations as ``s``, the callable ``ovk_ref.Theorem2Schedule`` or ``protocol.ListedSchedule``). Replay
+files of format ``ovk-vectors-2`` are read too.
 """
 from __future__ import annotations
 
@@ -88,7 +89,7 @@ class Case:
 
     def call_arguments(self) -> dict:
         """Keyword arguments for the implementation (truncation turned into ``s`` or a callable)."""
-        return call_arguments(self.arguments)
+        return call_arguments(self.arguments, len(self.X))
 
     def to_dict(self) -> dict:
         """The stored form (``FORMAT``), expected values as float.hex: a replayable case file."""
@@ -113,8 +114,13 @@ def decode_case(algorithm: str, stored: dict, origin: str = "") -> Case:
     for name, values in stored["expected"].items():
         expected[name] = np.array(values, dtype=int) if name in EXACT_FIELDS else decode_floats(values)
     rounds = stored.get("rounds")
+    X = decode_floats(stored["inputs"]["X"])
+    try:
+        call_arguments(stored["arguments"], len(X))     # a malformed truncation is refused before any case runs
+    except ValueError as error:
+        raise ValueError(f"{origin}: case {stored['id']}: {error}") from None
     return Case(algorithm=stored.get("algorithm", algorithm), id=stored["id"], comment=stored["comment"],
-                flags=stored["flags"], X=decode_floats(stored["inputs"]["X"]), Y=decode_floats(stored["inputs"]["Y"]),
+                flags=stored["flags"], X=X, Y=decode_floats(stored["inputs"]["Y"]),
                 arguments=stored["arguments"], expected=expected, regime=stored.get("regime", "basic"),
                 rounds=None if rounds is None else np.array(rounds, dtype=int),
                 reference=stored.get("reference", {}).get("precision", "mpmath-50"), origin=origin,

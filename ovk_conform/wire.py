@@ -5,7 +5,8 @@ Request (JSON, written by the oracle)::
     {"protocol": "ovk-conform-1", "algorithm": "onorma" | "monorma" | "batch_ridge", "case": "<id>",
      "inputs": {"X": [[hex, ...], ...], "Y": [[hex, ...], ...]},      # float.hex strings, row t-1 = round t
      "arguments": {"kernel" | "kernels": <portable dict(s)>, "loss": {...}, "lam": x, "eta": x, "r": x,
-                   "truncation": {"type": "window", "s": s} | {"type": "theorem2", "t0": t0, "epsilon": e}}}
+                   "truncation": {"type": "window", "s": s} | {"type": "theorem2", "t0": t0, "epsilon": e}
+                                 | {"type": "listed", "s": [s_1, ..., s_n]}}}     # s_t of round t, one per round
 
     {"protocol": "ovk-conform-1", "describe": true}      # asked once, before any case: what do you offer?
 

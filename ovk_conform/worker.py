@@ -85,7 +85,7 @@ def answer(functions: dict, request: dict) -> dict:
     X = hexfloats.decode_floats(request["inputs"]["X"])
     Y = hexfloats.decode_floats(request["inputs"]["Y"])
     result = call_function(functions[algorithm], algorithm, X.reshape(len(X), -1), Y.reshape(len(Y), -1),
-                           protocol.call_arguments(request["arguments"]))
+                           protocol.call_arguments(request["arguments"], len(X)))
     if "fields" in result:
         try:
             result["fields"] = {name: encode_field(value) for name, value in result["fields"].items()}

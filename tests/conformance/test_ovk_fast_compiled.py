@@ -268,6 +268,12 @@ def _last_weight_decides():
     return mock.patch.object(compiled_module, "squared_rounds", rounds), ovk_fast
 
 
+def _one_downdate_per_round():
+    recursion = _planted(compiled_module, "while k < len(rounds) and rounds[k] == r:",
+                         "if k < len(rounds) and rounds[k] == r:")["norm_recursion"]
+    return mock.patch.object(compiled_module, "norm_recursion_compiled", recursion), ovk_fast
+
+
 def _first_output_matrix():
     planted = _planted(monorma_module, "np.broadcast_to(own[2][:, None],", "np.broadcast_to(own[2][:1, None],")
     return contextlib.nullcontext(), SimpleNamespace(monorma=planted["monorma"])
@@ -277,16 +283,19 @@ def _first_output_matrix():
     (_lone_row_unmasked, ["window-16-t257"]),
     (_last_weight_decides, ["zero-last-weight"]),            # the only case where one w_j is 0 and another is not
     (_first_output_matrix, ["distinct-outputs-m2", "zero-last-weight"]),      # both have distinct B
-], ids=["mask dropped for a single row", "only the last w decides the update", "the first kernel's B for every gamma"])
+    (_one_downdate_per_round, ["listed-collapse-t40"]),     # the only schedule that drops several terms in a round
+], ids=["mask dropped for a single row", "only the last w decides the update", "the first kernel's B for every gamma",
+        "one norm downdate per round"])
 def test_the_corner_cases_regime_rejects_the_compiled_faults_every_earlier_stored_case_passed(planting, failing):
-    """Three faults of the compiled paths that passed every stored case of vectors version 3 (and the fresh ones of
+    """Three faults of the compiled paths that passed every stored case of vectors version 3, and one (the norm
+    recursion taking one downdate per round) that passed every case of version 4 (and the fresh ones of
     ``conform --level standard --seed 0``): each fails its case of the ``corner-cases`` regime through the oracle's
     Python API; ovk_fast passes the regime with the compiled paths and without them (the numpy loops)."""
     cases = load_cases(ALGORITHMS, ("corner-cases",), basic=False)
     for available in (True, False):
         with mock.patch.object(compiled_module, "AVAILABLE", available):
             report = run(ovk_fast, cases=cases, reruns=0)
-        assert report.passed and len(report.outcomes) == 3, report.text(verbose=True)
+        assert report.passed and len(report.outcomes) == 4, report.text(verbose=True)
     patch, implementation = planting()
     with patch, np.errstate(all="ignore"):
         report = run(implementation, cases=cases, reruns=0)
