@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from process_state import alive
 
 from ovk_cli import cli, errors
 from ovk_conform import wire
@@ -39,14 +40,6 @@ with open(os.environ["PIDS"], "a") as file:
     file.write(f"{os.getpid()} {child.pid}\\n")
 time.sleep(600)
 '''
-
-
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` runs (a zombie waiting for its parent to reap it does not)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (FileNotFoundError, ProcessLookupError):
-        return False
 
 
 def _pids(path: Path) -> list:
@@ -80,9 +73,9 @@ def _wait_for(pids: Path, count: int = 2) -> None:
 def _nothing_left(pids: Path, folder: Path) -> None:
     """No process of the implementation within 5 s, and no ``ovk-conform-*`` folder in ``folder``."""
     deadline = time.monotonic() + 5
-    while any(_alive(pid) for pid in _pids(pids)) and time.monotonic() < deadline:
+    while any(alive(pid) for pid in _pids(pids)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not [pid for pid in _pids(pids) if _alive(pid)], "processes of the implementation outlived the run"
+    assert not [pid for pid in _pids(pids) if alive(pid)], "processes of the implementation outlived the run"
     assert not list(folder.glob("ovk-conform-*")), "the run's temporary folder was left behind"
 
 

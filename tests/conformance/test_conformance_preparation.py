@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from process_state import alive
 
 import ovk_fast
 import ovk_ref
@@ -120,14 +121,6 @@ def test_a_worker_that_returns_a_wrong_stored_checkpoint_row_leaves_the_oracle_w
     assert last in set(case.rounds.tolist())       # the planted row is one the vectors store
 
 
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` runs (a zombie waiting for its parent to reap it does not)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-
-
 def _pool_workers(pid: int) -> list:
     """The children of ``pid`` forked from it (the same command line): the preparation's pool."""
     try:
@@ -167,9 +160,9 @@ def _during_the_preparation(tmp_path):
 
 def _nothing_left(workers, folder) -> None:
     stop = time.monotonic() + 5
-    while any(_alive(pid) for pid in workers) and time.monotonic() < stop:
+    while any(alive(pid) for pid in workers) and time.monotonic() < stop:
         time.sleep(0.1)
-    assert not [pid for pid in workers if _alive(pid)], "a worker of the preparation outlived the run"
+    assert not [pid for pid in workers if alive(pid)], "a worker of the preparation outlived the run"
     assert not list(folder.iterdir()), "the run left temporary files behind"
 
 

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from test_ovk_fast_properties import assert_same_record, term_scales
+from test_ovk_fast_properties import ONE_DOWNDATE_PER_ROUND, assert_same_record, plant_fault, term_scales
 
 import ovk_fast
 import ovk_ref
@@ -123,7 +123,7 @@ def _every_shape_with_a_mask(exp_product):
     return all(agree)
 
 
-@pytest.mark.parametrize("fault, planted", [
+@pytest.mark.parametrize("fault, planting", [
     ("the mask dropped for a single row", ("mask.shape[0] > 0", "mask.shape[0] > 1")),
     ("the mask of a group's first row for all its rows", ("mask[r + i, j]", "mask[r, j]")),
     ("the last column of an odd d dropped", ("for e in range(0, d, 2):", "for e in range(0, d - 1, 2):")),
@@ -131,16 +131,12 @@ def _every_shape_with_a_mask(exp_product):
                                            "rows = min(ROWS, E.shape[0] - r - 1) if E.shape[0] - r < ROWS else ROWS")),
     ("row 3 of a group summed from row 2", ("t3 + v3 * c", "t3 + v2 * c")),
 ])
-def test_the_fused_product_on_every_small_shape_with_a_mask_and_planted_faults(fault, planted):
+def test_the_fused_product_on_every_small_shape_with_a_mask_and_planted_faults(fault, planting):
     """The fused product compiled agrees on every shape of ``_every_shape_with_a_mask`` (pinned: the property above
     draws a single masked row in about 1 example in 20); each planted fault, run as plain Python, does not."""
     assert _every_shape_with_a_mask(lambda E, factor, CT, mask, out: compiled_module.exp_product(E, factor, CT, out, mask))
-    source = inspect.getsource(compiled_module)
-    assert source.count(planted[0]) == 1
-    namespace = {}
-    exec(source.replace(*planted), namespace)
     with np.errstate(all="ignore"):
-        assert not _every_shape_with_a_mask(namespace["_exp_product"]), fault
+        assert not _every_shape_with_a_mask(plant_fault(compiled_module, *planting)["_exp_product"]), fault
 
 
 def _gaussian_run(n):
@@ -172,12 +168,10 @@ def test_onorma_takes_the_compiled_kernels_and_a_planted_fault_in_each_is_caught
         out[3::compiled_module.ROWS] = 0.0
         return out
 
-    source = inspect.getsource(compiled_module)
-    assert source.count("previous[b] * (old[j, b, e] + total)") == 1
-    namespace = {}
-    exec(source.replace("previous[b] * (old[j, b, e] + total)", "(old[j, b, e] + total)"), namespace)
+    rounds = plant_fault(compiled_module, "previous[b] * (old[j, b, e] + total)",
+                     "(old[j, b, e] + total)")["_onorma_squared_rounds"]
     for patch in (mock.patch.object(compiled_module, "exp_product", drops_a_row),
-                  mock.patch.object(compiled_module, "onorma_squared_rounds", namespace["_onorma_squared_rounds"])):
+                  mock.patch.object(compiled_module, "onorma_squared_rounds", rounds)):
         with patch:
             planted = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5)
         with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients"):
@@ -207,6 +201,12 @@ def test_truncated_onorma_takes_the_masked_product_and_a_dropped_mask_is_caught(
         assert_same_record(planted, reference, scales)
 
 
+#: MONORMA's planted faults: every kernel's diagonal block the first kernel's B (``ovk_fast.monorma``'s call), and
+#: delta kept when the last kernel's w is 0 (``compiled._squared_rounds``)
+FIRST_OUTPUT_MATRIX = ("np.broadcast_to(own[2][:, None],", "np.broadcast_to(own[2][:1, None],")
+LAST_WEIGHT_DECIDES = ("nonzero = nonzero or w[j] != 0.0", "nonzero = w[j] != 0.0")
+
+
 def test_monorma_on_gaussian_exponents_with_distinct_outputs_and_a_zero_last_weight_and_planted_faults_are_caught():
     """MONORMA's compiled rounds on the Gaussian exponents (two bandwidths, factors ``kernel_rows.gaussian_factors``)
     with two output matrices, ``K_j(x, x) = B_j`` for each kernel; ``y_1`` orthogonal to the last kernel's
@@ -227,34 +227,16 @@ def test_monorma_on_gaussian_exponents_with_distinct_outputs_and_a_zero_last_wei
         assert_same_record(ovk_fast.monorma(X, Y, kernels, **run), reference, scales)
     assert factors == [2]           # the rounds ran compiled, on the exponents of both kernels
 
-    call_site = ("np.broadcast_to(own[2][:, None],", "np.broadcast_to(own[2][:1, None],")
-    source = inspect.getsource(monorma_module)
-    assert source.count(call_site[0]) == 1
-    one_diagonal = {"__name__": "planted_monorma"}
-    exec(source.replace(*call_site), one_diagonal)
-    update = ("nonzero = nonzero or w[j] != 0.0", "nonzero = w[j] != 0.0")
-    source = inspect.getsource(compiled_module)
-    assert source.count(update[0]) == 1
-    last_decides = {}
-    exec(source.replace(*update), last_decides)      # run as plain Python: the same loop, uncompiled
-    with mock.patch.object(compiled_module, "squared_rounds", last_decides["_squared_rounds"]):
+    one_diagonal = plant_fault(monorma_module, *FIRST_OUTPUT_MATRIX)["monorma"]
+    with mock.patch.object(compiled_module, "squared_rounds", plant_fault(compiled_module, *LAST_WEIGHT_DECIDES)["_squared_rounds"]):
         kept = ovk_fast.monorma(X, Y, kernels, **run)
-    for planted in (one_diagonal["monorma"](X, Y, kernels, **run), kept):
+    for faulty in (one_diagonal(X, Y, kernels, **run), kept):
         with pytest.raises(AssertionError, match="gamma|weights|predictions"):
-            assert_same_record(planted, reference, scales)
-
-
-def _planted(module, old: str, new: str) -> dict:
-    """``module``'s source with one planted fault, run as plain Python: its namespace."""
-    source = inspect.getsource(module)
-    assert source.count(old) == 1
-    namespace = {"__name__": f"planted_{module.__name__.rsplit('.', 1)[-1]}"}
-    exec(source.replace(old, new), namespace)
-    return namespace
+            assert_same_record(faulty, reference, scales)
 
 
 def _lone_row_unmasked():
-    product = _planted(compiled_module, "mask.shape[0] > 0", "mask.shape[0] > 1")["_exp_product"]
+    product = plant_fault(compiled_module, "mask.shape[0] > 0", "mask.shape[0] > 1")["_exp_product"]
     no_mask = np.zeros((0, 0), dtype=bool)
 
     def exp_product(E, factor, CT, out, mask=None):
@@ -264,19 +246,17 @@ def _lone_row_unmasked():
 
 
 def _last_weight_decides():
-    rounds = _planted(compiled_module, "nonzero = nonzero or w[j] != 0.0", "nonzero = w[j] != 0.0")["_squared_rounds"]
+    rounds = plant_fault(compiled_module, *LAST_WEIGHT_DECIDES)["_squared_rounds"]
     return mock.patch.object(compiled_module, "squared_rounds", rounds), ovk_fast
 
 
 def _one_downdate_per_round():
-    recursion = _planted(compiled_module, "while k < len(rounds) and rounds[k] == r:",
-                         "if k < len(rounds) and rounds[k] == r:")["norm_recursion"]
+    recursion = plant_fault(compiled_module, *ONE_DOWNDATE_PER_ROUND)["norm_recursion"]
     return mock.patch.object(compiled_module, "norm_recursion_compiled", recursion), ovk_fast
 
 
 def _first_output_matrix():
-    planted = _planted(monorma_module, "np.broadcast_to(own[2][:, None],", "np.broadcast_to(own[2][:1, None],")
-    return contextlib.nullcontext(), SimpleNamespace(monorma=planted["monorma"])
+    return contextlib.nullcontext(), SimpleNamespace(monorma=plant_fault(monorma_module, *FIRST_OUTPUT_MATRIX)["monorma"])
 
 
 @pytest.mark.parametrize("planting, failing", [

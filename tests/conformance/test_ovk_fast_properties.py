@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import ovk_fast
 import ovk_ref
 from ovk_conform import tolerance
+from ovk_conform.regime_faults import NormOneDowndatePerRound
 from ovk_ref import tolerances
 from ovk_ref.closeness import assert_close
 from ovk_ref.synthetic import linear_related_tasks
@@ -96,6 +97,21 @@ def delta_conditioning(gamma, new, k, A) -> float:
     terms = previous + (k * new**2 + 2 * k * A * new)[:, None]
     ratio = np.divide(terms, gamma, out=np.zeros_like(gamma), where=gamma > 0)
     return 1.0 + float(np.sum(np.max(ratio, axis=1)))
+
+
+#: the norm recursion (spec 6.5) applying at most one of a round's downdates: a schedule that drops several terms in
+#: one round sees it (the oracle's regime fault of the same name plants the same)
+ONE_DOWNDATE_PER_ROUND = NormOneDowndatePerRound.FAULT
+
+
+def plant_fault(module, old: str, new: str) -> dict:
+    """``module``'s source with one planted fault (``old``, which occurs once, replaced by ``new``), run as plain
+    Python (not compiled): its namespace."""
+    source = inspect.getsource(module)
+    assert source.count(old) == 1, f"the planted fault's target {old!r} must occur once"
+    namespace = {"__name__": f"planted_{module.__name__.rsplit('.', 1)[-1]}"}
+    exec(source.replace(old, new), namespace)
+    return namespace
 
 
 def assert_same_record(fast, reference, scales):
@@ -343,11 +359,8 @@ def test_the_compiled_rounds_are_taken_and_a_planted_fault_in_them_is_caught():
     with mock.patch.object(compiled_module, "squared_rounds", lambda *a: calls.append(1) or original(*a)):
         assert_same_record(ovk_fast.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5), reference, scales)
     assert calls
-    source = inspect.getsource(compiled_module)
-    assert source.count(" + 2 * c * cross") == 1
-    namespace = {}
-    exec(source.replace(" + 2 * c * cross", ""), namespace)   # run as plain Python: the same loop, uncompiled
-    with mock.patch.object(compiled_module, "squared_rounds", namespace["_squared_rounds"]):
+    rounds = plant_fault(compiled_module, " + 2 * c * cross", "")["_squared_rounds"]
+    with mock.patch.object(compiled_module, "squared_rounds", rounds):
         planted = ovk_fast.monorma(X, Y, kernels, lam=0.05, eta=0.5, r=1.5)
     with pytest.raises(AssertionError, match="gamma|weights|predictions"):
         assert_same_record(planted, reference, scales)
@@ -362,14 +375,10 @@ def test_a_schedule_that_drops_several_terms_in_one_round_and_a_planted_fault_in
     reference = ovk_ref.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=truncation)
     assert list(np.diff(reference.support_sizes)) == [1] * 5 + [0] * 3 + [-4] + [0] * 6
     scales = term_scales(X, Y, [kernel], reference, 0.5)
-    source = inspect.getsource(compiled_module)
-    fault = ("while k < len(rounds) and rounds[k] == r:", "if k < len(rounds) and rounds[k] == r:")
-    assert source.count(fault[0]) == 1
-    namespace = {}
-    exec(source.replace(*fault), namespace)
+    recursion = plant_fault(compiled_module, *ONE_DOWNDATE_PER_ROUND)["norm_recursion"]
     with mock.patch.object(compiled_module, "AVAILABLE", compiled):
         assert_same_record(ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=truncation), reference, scales)
-        with mock.patch.object(compiled_module, "norm_recursion_compiled", namespace["norm_recursion"]):
+        with mock.patch.object(compiled_module, "norm_recursion_compiled", recursion):
             planted = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=truncation)
     with pytest.raises(AssertionError, match="rkhs_norm2"):
         assert_same_record(planted, reference, scales)
