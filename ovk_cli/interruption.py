@@ -45,8 +45,10 @@ class _Redelivery:
 
     A signal handler runs between any two bytecodes, also inside a garbage-collector callback or a ``__del__``
     (Hypothesis registers a gc callback), where Python prints an exception as "Exception ignored in ..." and goes
-    on: the run would continue as if the signal had never come. ``hook`` (the ``sys.unraisablehook``) re-arms the
-    handler for that signal and has it delivered once more (``_thread.interrupt_main``) from another thread a
+    on: the run would continue as if the signal had never come. ``hook`` (the ``sys.unraisablehook``) sees any
+    exception that carries the ``signum`` of one of SIGNALS (``Interrupted``, or a command's own handler's, such as
+    ``conform``'s), re-arms ``_interrupt`` if it had ignored the signals, and has the signal delivered once more
+    (``_thread.interrupt_main``: to the handler then in force) from another thread a
     moment later; should it land in a callback again, the hook sees it again. Swallowed during a collection, it is
     delivered after the collection ends (``gc_phase``, a gc callback): a collection can take longer than the moment,
     and the finalisers it runs may catch any exception themselves, out of the hook's sight."""
@@ -57,11 +59,12 @@ class _Redelivery:
         self.pending = None
 
     def hook(self, unraisable) -> None:
-        if not isinstance(unraisable.exc_value, Interrupted):
+        signum = getattr(unraisable.exc_value, "signum", None)
+        if signum not in SIGNALS:       # not an interruption (``Interrupted``, or a command's own with its signum)
             self.previous_hook(unraisable)
             return
-        signum = unraisable.exc_value.signum
-        signal.signal(signum, _interrupt)
+        if signal.getsignal(signum) == signal.SIG_IGN:      # ``_interrupt`` ignores the signals once raised
+            signal.signal(signum, _interrupt)
         if self.collecting:
             self.pending = signum
         else:

@@ -33,9 +33,9 @@ DEADLINE = "the run's deadline (--deadline)"
 class Interrupted(BaseException):
     """The run is stopped from outside (a signal): ``run`` ends every process and returns the report so far."""
 
-    def __init__(self, reason: str, exit_code: int):
+    def __init__(self, reason: str, exit_code: int, signum: int | None = None):
         super().__init__(reason)
-        self.reason, self.exit_code = reason, exit_code
+        self.reason, self.exit_code, self.signum = reason, exit_code, signum
 
 
 def _scale(case: Case, name: str) -> float:

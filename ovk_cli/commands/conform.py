@@ -126,7 +126,7 @@ class _Signals:
 
     def __enter__(self):
         def interrupt(number, frame):
-            raise Interrupted(*SIGNALS[number])
+            raise Interrupted(*SIGNALS[number], signum=number)   # signum: delivered again if swallowed
         self.previous = {number: signal.signal(number, interrupt) for number in SIGNALS}
         return self
 
