@@ -36,14 +36,14 @@ from scipy import linalg
 from ovk_fast import compiled
 from ovk_fast.batch import eigenvalue_groups
 from ovk_fast.divergence_watch import DivergenceWatch
-from ovk_fast.kernel_rows import (KernelRows, PairGeometry, bandwidths, diagonal_quadratic, gaussian_factors,
-                                  separable_terms)
+from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, diagonal_quadratic, gaussian_factors
 from ovk_fast.literal_range import LiteralBound, finite_rounds, magnitude
 from ovk_fast.literal_rounds import run_literally
+from ovk_fast.look_ahead import LookAhead
 from ovk_fast.precision import float64_only
-from ovk_fast.stored_rows import SeparableTiles, Workspace, apply_rows, call, stream_operands
+from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.support import first_kept, kept_before
-from ovk_fast.threads import map_in_background, single_blas_thread
+from ovk_fast.threads import single_blas_thread
 from ovk_ref import validation
 from ovk_ref.losses import Squared
 from ovk_ref.onorma import ONORMA
@@ -150,9 +150,7 @@ class _Run:
         self._eigen = None              # (Q, [(indices, eigenvalue), ...]) of B for _affine_rounds, once per run
         self.bandwidths = bandwidths([self.kernel])
         self.workspace = Workspace()    # the block's own rows and solve: the same memory block after block
-        terms = separable_terms(self.kernel)
-        self.terms = [terms] if terms is not None and not self.truncated else None   # for _look_ahead
-        self.ahead = None               # (rows, jobs, own values?, tiles): the next block's work (_look_ahead)
+        self.ahead = LookAhead([self.kernel], X, self.ring.operands)     # the next block's work (_look_ahead)
         self.own_buffers = [np.empty(BLOCK_ROUNDS ** 2), np.empty(BLOCK_ROUNDS ** 2)]   # a block's, and the next's
         self.schedule = (None, None)    # (rows, block_schedule of these rounds)
         self.predictions, self.new_coefficients, self.norms = np.zeros((n, d)), np.zeros((n, d)), np.zeros(n)
@@ -171,43 +169,17 @@ class _Run:
         return apply_rows([self.kernel], self.X[rows.start:rows.stop], self.ring.X[:filled], self.ring.beta[:filled],
                           mask, operands)[0]
 
-    def _stored_terms(self, start: int, stop: int, ahead):
-        """``_old_terms`` of the block ``start..stop-1``, or from what ``_look_ahead`` computed (``ahead``: its
-        tiles' partial sums and their ``SeparableTiles``), summed in the tiles' order (the same on any number of
-        threads)."""
-        if ahead is None:
-            return self._old_terms(range(start, stop), self.before[start:stop])
-        tiles, partials = ahead
-        return tiles.total(partials, self.Y.shape[1])[0]
-
     def _look_ahead(self, start: int, stop: int, scale: float) -> None:
-        """Start what the next block needs and this block's rounds do not change, on another of ovk_fast's threads
-        (``threads.map_in_background``): its own Gaussian values (``_own_values``) and its rows against the points
-        stored before this block (``start``), their coefficients the stored ones times ``scale`` (the next block's
-        start folds them so: bit for bit); ``_look_behind`` adds its rows against this block's points. Without
-        truncation and for kernels ``sum_k k_k(x, z) B_k`` (``separable_terms``): the ring then never overwrites a
-        stored point."""
+        """Start the next block's work on another thread (``ovk_fast.look_ahead``): its rows against the points
+        stored before this block (``start``), the coefficients times ``scale`` (the next block's fold), and its own
+        Gaussian values (``_own_values``). Without truncation only: the ring then never overwrites a stored point
+        (slot i holds entry i)."""
         n = len(self.Y)
-        if self.terms is None or stop >= n:
+        if self.truncated or not self.ahead.usable or stop >= n:
             return
         following = stop + len(self._schedule(stop, min(n, stop + BLOCK_ROUNDS))[2])
-        left = self._left_operand(range(stop, following))
-        tiles = SeparableTiles(self.terms, self.X[stop:following], self.ring.X[:start],
-                               None if left is None else (left, self.ring.right[:start]), scale)
-        own = self._own_values(stop, following, left)
-        jobs = map_in_background(call, ([own] if own else []) + tiles.tiles(self.ring.beta[:start]))
-        self.ahead = ((stop, following), jobs, own is not None, tiles)
-
-    def _look_behind(self, start: int, stop: int, beta) -> None:
-        """Add to the next block's work (``_look_ahead``) its rows against this block's points, whose unscaled
-        coefficients ``beta`` the rounds just gave (times the same fold)."""
-        if self.ahead is None:
-            return
-        (following_start, following), jobs, _, tiles = self.ahead
-        left = self._left_operand(range(following_start, following))
-        right = None if left is None else (left, self.ring.operands.right[start:stop])
-        jobs.extend(SeparableTiles(self.terms, self.X[following_start:following], self.X[start:stop], right,
-                                   tiles.scale).tiles(beta))
+        own = self._own_values(stop, following, self._left_operand(range(stop, following)))
+        self.ahead.start((stop, following), start, self.ring.beta, scale, [own] if own else [])
 
     def _own_values(self, start: int, stop: int, left):
         """A job computing the block's own Gaussian values ``exp(factor E)`` (E the exponents on the stream's
@@ -225,19 +197,6 @@ class _Run:
             compiled.exp_into(exponents.reshape(-1), values.reshape(-1), float(factors[0]))   # not in place: vectorised
             return values
         return job
-
-    def _take_ahead(self, start: int, stop: int):
-        """What ``_look_ahead`` and ``_look_behind`` started for the block ``start..stop-1`` (waiting for it; the
-        calling thread computes the jobs not yet started): ``(tiles, partials)`` and the own values (or None), or
-        None and None where they started none for this block."""
-        if self.ahead is None:
-            return None, None
-        rows, jobs, own, tiles = self.ahead
-        self.ahead = None
-        results = jobs.result()
-        if rows != (start, stop):
-            return None, None
-        return (tiles, results[1:] if own else results), (results[0] if own else None)
 
     def _schedule(self, start: int, stop: int) -> tuple:
         """``block_schedule`` of rounds ``start..stop-1``; the last one is kept (``_look_ahead`` asks for the next
@@ -259,26 +218,27 @@ class _Run:
         X, Y, before = self.X, self.Y, self.before
         eta_t, c_t, scales = self._schedule(start, stop)
         stop = start + len(scales)
-        ahead, own = self._take_ahead(start, stop)
+        applied, own = self.ahead.take((start, stop))           # before the fold: its jobs read the stored beta
         self.ring.beta *= self.scale        # fold the scale: stored beta are alpha_{i,start-1} now
         queries = X[start:stop]
-        old = self._stored_terms(start, stop, ahead)
+        old = applied[0] if applied is not None else self._old_terms(range(start, stop), before[start:stop])
         self._look_ahead(start, stop, scales[-1])
         firsts = np.maximum(before[start:stop] - start, 0)
         steps = -eta_t
         records = self.predictions[start:stop], self.new_coefficients[start:stop]
+        own = own[0] if own else None
         beta = self._compiled_rounds(start, stop, old, firsts, scales, steps, records, own) if compiled.AVAILABLE else None
         if beta is None:
             rows = self._own_rows(start, stop)
             beta = self._affine_rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
             if beta is None:
                 beta = self._rounds(rows, old, firsts, scales, steps, Y[start:stop], records)
-        self._look_behind(start, stop, beta)
+        self.ahead.behind(start, stop, beta)
         norm2 = self.norm2
         self._norms(start, stop, c_t, scales, beta)
         unsafe = self._first_unsafe(start, stop, beta, norm2) if literal else None
         if unsafe is not None:
-            self._take_ahead(None, None)      # dropped, once done: its jobs read the ring
+            self.ahead.take(None)             # dropped, once done: its jobs read the ring
             return self._literal_rounds(start, unsafe, stop, scales, beta, norm2)
         self.ring.put(start, queries, beta)
         self.scale = float(scales[-1])

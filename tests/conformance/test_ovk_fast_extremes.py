@@ -46,6 +46,7 @@ from proofs_check import strategies
 literal_range = importlib.import_module("ovk_fast.literal_range")
 literal_rounds = importlib.import_module("ovk_fast.literal_rounds")
 onorma_module = importlib.import_module("ovk_fast.onorma")
+look_ahead_module = importlib.import_module("ovk_fast.look_ahead")
 magnitude = literal_range.magnitude
 
 #: losses whose gradient is continuous in the prediction: their records are compared (module docstring)
@@ -510,7 +511,7 @@ def test_floating_point_errors_on_ovk_fasts_threads_are_the_runs_own(truncation)
 
     def run():
         with warnings.catch_warnings(record=True) as caught, _engine((2, 0.9, 2)), \
-                mock.patch.object(threads, "THREADS", 2), mock.patch.object(onorma_module, "map_in_background",
+                mock.patch.object(threads, "THREADS", 2), mock.patch.object(look_ahead_module, "map_in_background",
                                                                             started_on_the_pool):
             warnings.simplefilter("always")
             ovk_fast.onorma(X, Y, kernel, truncation=truncation, **_STEP)

@@ -1,6 +1,7 @@
-"""ONORMA's look-ahead (``ovk_fast.onorma._Run._look_ahead``): while a block's rounds run, another thread computes
-what the next block needs and those rounds do not change (its rows against the points stored before the block,
-its rows against the block's own points once the rounds give their coefficients, and its own Gaussian values).
+"""The online engines' look-ahead (``ovk_fast.look_ahead``; ONORMA's ``_Run._look_ahead``): while a block's rounds
+run, another thread computes what the next block needs and those rounds do not change (its rows against the points
+stored before the block, its rows against the block's own points once the rounds give their coefficients, and for
+ONORMA its own Gaussian values).
 
 A pool thread may run those jobs at any moment between their start and the next block's start. The two extreme
 schedules are deterministic and legal: **eager** (each job runs the moment it is started, the earliest a pool thread
@@ -26,6 +27,8 @@ from proofs_check import strategies
 
 onorma_module = importlib.import_module("ovk_fast.onorma")
 threads_module = importlib.import_module("ovk_fast.threads")
+look_ahead_module = importlib.import_module("ovk_fast.look_ahead")
+monorma_module = importlib.import_module("ovk_fast.monorma")
 
 
 class _Eager:
@@ -42,14 +45,14 @@ class _Eager:
         return self._results
 
 
-def _schedules(run, engine=None):
-    """``run()`` lazily (one thread), eagerly and on four threads: {schedule: record}. ``engine``: the namespace of
-    ``ovk_fast.onorma`` the run takes (a planted copy's), ``ovk_fast.onorma``'s own by default."""
-    engine = vars(onorma_module) if engine is None else engine
+def _schedules(run, look_ahead=None):
+    """``run()`` lazily (one thread), eagerly and on four threads: {schedule: record}. ``look_ahead``: the namespace
+    of ``ovk_fast.look_ahead`` the run takes (a planted copy's), the module's own by default."""
+    look_ahead = vars(look_ahead_module) if look_ahead is None else look_ahead
     records = {}
     with mock.patch.object(threads_module, "THREADS", 1):
         records["lazy"] = run()
-        with mock.patch.dict(engine, {"map_in_background": _Eager}):
+        with mock.patch.dict(look_ahead, {"map_in_background": _Eager}):
             records["eager"] = run()
     with mock.patch.object(threads_module, "THREADS", 4):
         records["threads"] = run()
@@ -58,55 +61,78 @@ def _schedules(run, engine=None):
 
 @given(data=st.data())
 def test_results_do_not_depend_on_when_the_look_aheads_jobs_run(data):
-    """The same bits whichever the schedule of the look-ahead's jobs (module docstring), on Gaussian and other
-    separable kernels, with blocks of a few rounds, scale folds every few rounds and tiles of a few points."""
+    """The same bits whichever the schedule of the look-ahead's jobs (module docstring), for ONORMA and MONORMA, on
+    Gaussian and other separable kernels, with blocks of a few rounds, scale folds every few rounds and tiles of a
+    few points."""
     d, p = data.draw(strategies.dimensions, label="d"), data.draw(strategies.dimensions, label="p")
-    kernel = data.draw(st.one_of(positive_definite_kernels(d), strategies.kernels(d, p)), label="kernel")
+    kernels = data.draw(st.lists(st.one_of(positive_definite_kernels(d), strategies.kernels(d, p)), min_size=1,
+                                 max_size=3), label="kernels")
     X, Y = data.draw(strategies.streams(p, d, max_n=14), label="stream")
     settings = data.draw(st.tuples(st.sampled_from([1, 2, 3]), st.sampled_from([0.9, onorma_module.RESCALE_BELOW]),
                                    st.sampled_from([1, 3, 512])), label="engine")
-    with _engine(settings):
-        records = _schedules(lambda: ovk_fast.onorma(X, Y, kernel, lam=0.1, eta=0.5))
-    for schedule in ("eager", "threads"):
-        for field in dataclasses.fields(records["lazy"]):
-            np.testing.assert_array_equal(getattr(records[schedule], field.name), getattr(records["lazy"], field.name),
-                                          err_msg=f"{field.name}, {schedule} schedule")
+    for run in (lambda: ovk_fast.onorma(X, Y, kernels[0], lam=0.1, eta=0.5),
+                lambda: ovk_fast.monorma(X, Y, kernels, lam=0.1, eta=0.5, r=1.0)):
+        with _engine(settings):
+            records = _schedules(run)
+        for schedule in ("eager", "threads"):
+            for field in dataclasses.fields(records["lazy"]):
+                np.testing.assert_array_equal(getattr(records[schedule], field.name),
+                                              getattr(records["lazy"], field.name), err_msg=f"{field.name}, {schedule}")
 
 
-#: planted faults of the look-ahead: (what is planted in ``ovk_fast.onorma``, the schedules that must catch it)
+#: planted faults of the look-ahead: (module, what is planted in it, the schedules that must catch it); those of
+#: ``ovk_fast.look_ahead`` are tried on both engines
 LOOK_AHEAD_FAULTS = {
     "the next block's tiles not folded": (
-        ("None if left is None else (left, self.ring.right[:start]), scale)",
-         "None if left is None else (left, self.ring.right[:start]), 1.0)"), {"lazy", "eager"}),
+        "look_ahead", ("tiles = self._tiles(rows, 0, stored, scale)", "tiles = self._tiles(rows, 0, stored, 1.0)"),
+        {"lazy", "eager"}),
     "no rows against the previous block": (
-        ("        if self.ahead is None:\n            return\n        (following_start",
-         "        if True:\n            return\n        (following_start"), {"lazy", "eager"}),
-    "the own values with another factor": (
-        ("float(factors[0]))   # not in place", "1.5 * float(factors[0]))   # not in place"), {"lazy", "eager"}),
-    "one buffer for the own values of a block and the next": (
-        ("        self.own_buffers.reverse()\n", ""), {"eager"}),
-    "the fold before the next block's tiles are taken": (
-        ("        ahead, own = self._take_ahead(start, stop)\n        self.ring.beta *= self.scale",
-         "        self.ring.beta *= self.scale\n        ahead, own = self._take_ahead(start, stop)"), {"lazy"}),
+        "look_ahead", ("            jobs.extend(self._tiles(rows, lo, hi, tiles.scale).tiles(C))", "            pass"),
+        {"lazy", "eager"}),
+    "ONORMA's own values with another factor": (
+        "onorma", ("float(factors[0]))   # not in place", "1.5 * float(factors[0]))   # not in place"),
+        {"lazy", "eager"}),
+    "one buffer for ONORMA's own values of a block and the next": (
+        "onorma", ("        self.own_buffers.reverse()\n", ""), {"eager"}),
+    "ONORMA's fold before the next block's jobs are taken": (
+        "onorma", ("        applied, own = self.ahead.take((start, stop))           # before the fold: its jobs read the "
+                   "stored beta\n        self.ring.beta *= self.scale",
+                   "        self.ring.beta *= self.scale\n        applied, own = self.ahead.take((start, stop))"),
+        {"lazy"}),
+    "MONORMA's fold before the next block's jobs are taken": (
+        "monorma", ("            old, _ = ahead.take((start, stop))          # before the fold: its jobs read the "
+                    "stored beta\n            beta[:start] *= scale",
+                    "            beta[:start] *= scale\n            old, _ = ahead.take((start, stop))"),
+        {"lazy"}),
 }
+ENGINES = {"onorma": onorma_module, "monorma": monorma_module}
 
 
-@pytest.mark.parametrize("fault", list(LOOK_AHEAD_FAULTS))
-def test_each_planted_fault_of_the_look_ahead_is_caught(fault):
-    """On a Gaussian run of 40 rounds in blocks of 8 (tiles of 3 points) the clean engine matches the reference under
-    both schedules, and each planted fault does not under the schedules that expose it (module docstring)."""
-    planting, exposing = LOOK_AHEAD_FAULTS[fault]
+@pytest.mark.parametrize("fault, algorithm", [(fault, algorithm) for fault, (module, _, _) in LOOK_AHEAD_FAULTS.items()
+                                              for algorithm in (ENGINES if module == "look_ahead" else [module])])
+def test_each_planted_fault_of_the_look_ahead_is_caught(fault, algorithm):
+    """On a Gaussian run of 40 rounds in blocks of 8 (tiles of 3 points; MONORMA with two bandwidths) the clean
+    engine matches the reference under both schedules, and each planted fault does not under the schedules that
+    expose it (module docstring)."""
+    module, planting, exposing = LOOK_AHEAD_FAULTS[fault]
     X, Y = linear_related_tasks(40, p=3, d=2, seed=5)
-    kernel = ovk_ref.gaussian_separable(1.0, 2)
-    run = dict(lam=0.1, eta=0.5)
-    reference = ovk_ref.onorma(X, Y, kernel, **run)
-    scales = term_scales(X, Y, [kernel], reference, run["eta"])
-    planted = plant_fault(onorma_module, *planting)
-    with _engine((8, onorma_module.RESCALE_BELOW, 3)), mock.patch.dict(planted, {"BLOCK_ROUNDS": 8}):
-        clean = _schedules(lambda: ovk_fast.onorma(X, Y, kernel, **run))
-        faulty = _schedules(lambda: planted["onorma"](X, Y, kernel, **run), planted)
+    kernels = [ovk_ref.gaussian_separable(1.0, 2), ovk_ref.gaussian_separable(0.3, 2)]
+    arguments = {"lam": 0.1, "eta": 0.5, **({"r": 1.0} if algorithm == "monorma" else {})}
+    kernel = kernels[0] if algorithm == "onorma" else kernels
+    reference = getattr(ovk_ref, algorithm)(X, Y, kernel, **arguments)
+    scales = term_scales(X, Y, kernels[:1] if algorithm == "onorma" else kernels, reference, arguments["eta"])
+    with _engine((8, onorma_module.RESCALE_BELOW, 3)):
+        clean = _schedules(lambda: getattr(ovk_fast, algorithm)(X, Y, kernel, **arguments))
+        if module == "look_ahead":
+            planted = plant_fault(look_ahead_module, *planting)
+            with mock.patch.object(ENGINES[algorithm], "LookAhead", planted["LookAhead"]):
+                faulty = _schedules(lambda: getattr(ovk_fast, algorithm)(X, Y, kernel, **arguments), planted)
+        else:
+            planted = plant_fault(ENGINES[algorithm], *planting)
+            with mock.patch.dict(planted, {"BLOCK_ROUNDS": 8}):
+                faulty = _schedules(lambda: planted[algorithm](X, Y, kernel, **arguments))
     for schedule in ("lazy", "eager"):
         assert_same_record(clean[schedule], reference, scales)
         if schedule in exposing:
-            with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients"):
+            with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients|gamma|weights"):
                 assert_same_record(faulty[schedule], reference, scales)
