@@ -20,7 +20,8 @@ from ovk_fast.threads import map_in_background
 class LookAhead:
     """The next block's rows of ``kernels`` against the stream ``X``'s earlier points (and jobs of the engine's),
     started early. ``usable``: the kernels are sums of separable terms (else the engine computes its rows itself);
-    ``operands``: the stream's expansion operands (``stored_rows.stream_operands``), or None."""
+    ``operands``: the stream's expansion operands (``stored_rows.stream_operands``), or None. A context manager:
+    leaving it drops what is started (``drop``)."""
 
     def __init__(self, kernels, X, operands):
         terms = [separable_terms(kernel) for kernel in kernels]
@@ -49,16 +50,28 @@ class LookAhead:
             rows, jobs, _, tiles, _ = self.pending
             jobs.extend(self._tiles(rows, lo, hi, tiles.scale).tiles(C))
 
+    def __enter__(self) -> "LookAhead":
+        return self
+
+    def __exit__(self, *exception) -> None:
+        """A run that ends, by an exception too (a DivergenceError, Ctrl-C), leaves no job running on the pool."""
+        self.drop()
+
+    def drop(self) -> None:
+        """Forget the started block's jobs: none is started any more, and the one running is waited for (it reads the
+        stored points and coefficients the caller is about to change, or the run is ending)."""
+        if self.pending is not None:
+            self.pending[1].cancel()
+            self.pending = None
+
     def take(self, rows) -> tuple:
         """``(applied, results)`` for the block ``rows``: its rows applied to the coefficients, (m, n_x, d) summed in
         the jobs' order, and the results of the engine's jobs; ``(None, None)`` where none was started for these
-        rows (the started ones are dropped, once done: they read the stored points). Waits for the jobs, computing
-        those not yet started on this thread."""
-        if self.pending is None:
+        rows (those started are dropped). Waits for the jobs, computing those not yet started on this thread."""
+        if self.pending is None or self.pending[0] != rows:
+            self.drop()
             return None, None
-        started, jobs, count, tiles, d = self.pending
+        _, jobs, count, tiles, d = self.pending
         self.pending = None
         results = jobs.result()
-        if started != rows:
-            return None, None
         return tiles.total(results[count:], d), results[:count]

@@ -78,10 +78,10 @@ def map_in_order(function, items) -> list:
 
 def map_in_background(function, items):
     """``[function(item) for item in items]`` started on one of ovk_fast's threads while the caller goes on: returns
-    an object whose ``extend(items)`` adds items and whose ``result()`` computes the items not yet started on the
+    an object whose ``extend(items)`` adds items, whose ``result()`` computes the items not yet started on the
     calling thread too (from the last one back), waits for the rest and returns the list in the items' order (or
-    raises an item's exception). On one thread (``THREADS`` = 1) the items all run in ``result()``. Under the
-    caller's handling of floating-point errors."""
+    raises an item's exception), and whose ``cancel()`` starts no more of them. On one thread (``THREADS`` = 1) the
+    items all run in ``result()``. Under the caller's handling of floating-point errors."""
     return _SharedMap(function, items, THREADS >= 2)
 
 
@@ -113,6 +113,13 @@ class _SharedMap:
                     return
                 i, self._front = self._front, self._front + 1
             self._results[i] = self._function(self._items[i])
+
+    def cancel(self) -> None:
+        """Start no more items; wait for the one the pool thread is running."""
+        with self._lock:
+            self._back = self._front
+        if self._future is not None:
+            self._future.result()
 
     def result(self) -> list:
         while True:

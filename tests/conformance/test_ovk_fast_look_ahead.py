@@ -10,8 +10,10 @@ reads or writes what the block's rounds are still using gives other results unde
 must be the same bits under both and on real threads, and each planted fault of the look-ahead is caught, by the
 reference under one of the schedules.
 """
+import contextlib
 import dataclasses
 import importlib
+import threading
 from unittest import mock
 
 import numpy as np
@@ -22,6 +24,7 @@ from test_ovk_fast_properties import _engine, assert_same_record, plant_fault, p
 
 import ovk_fast
 import ovk_ref
+from ovk_fast.divergence_watch import DivergenceWatch
 from ovk_ref.synthetic import linear_related_tasks
 from proofs_check import strategies
 
@@ -40,6 +43,9 @@ class _Eager:
 
     def extend(self, items) -> None:
         self._results += [self._function(item) for item in items]
+
+    def cancel(self) -> None:
+        pass
 
     def result(self) -> list:
         return self._results
@@ -136,3 +142,57 @@ def test_each_planted_fault_of_the_look_ahead_is_caught(fault, algorithm):
         if schedule in exposing:
             with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients|gamma|weights"):
                 assert_same_record(faulty[schedule], reference, scales)
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("algorithm", ["onorma", "monorma"])
+@pytest.mark.parametrize("planted", [False, True], ids=["engine", "planted: nothing dropped on the way out"])
+def test_a_run_that_raises_leaves_no_job_running(algorithm, planted):
+    """A run stopped by an exception between two blocks (raised by the divergence watch after the third block of 8,
+    as a Ctrl-C or a DivergenceError would be) starts no more of the next block's jobs and waits for the one
+    running. Each map's first job holds the pool's thread until the map is taken or cancelled, so the others are
+    still waiting when the exception leaves the run; planted: a ``LookAhead`` that drops nothing on the way out
+    leaves them waiting, caught."""
+    X, Y = linear_related_tasks(40, p=3, d=2, seed=5)
+    kernels = [ovk_ref.gaussian_separable(1.0, 2), ovk_ref.gaussian_separable(0.3, 2)]
+    arguments = {"lam": 0.1, "eta": 0.5, **({"r": 1.0} if algorithm == "monorma" else {})}
+    maps, blocks, shared_map = [], [], threads_module._SharedMap
+
+    def recorded(function, items):
+        released, held = threading.Event(), []
+
+        def held_first(job):
+            if not held and threading.current_thread() is not threading.main_thread():
+                held.append(released.wait(timeout=60))
+            return function(job)
+        maps.append(threads_module.map_in_background(held_first, items))
+        maps[-1].released = released
+        return maps[-1]
+
+    def releasing(method):
+        def run(shared):
+            shared.released.set()
+            return method(shared)
+        return run
+
+    def watch(self, start, *rest):
+        blocks.append(start)
+        if len(blocks) == 3:
+            raise _Stop
+
+    exit_drops = mock.patch.object(look_ahead_module.LookAhead, "__exit__", lambda self, *exception: None) if planted \
+        else contextlib.nullcontext()
+    with _engine((8, onorma_module.RESCALE_BELOW, 1)), mock.patch.object(threads_module, "THREADS", 2), \
+            mock.patch.object(look_ahead_module, "map_in_background", recorded), exit_drops, \
+            mock.patch.object(shared_map, "cancel", releasing(shared_map.cancel)), \
+            mock.patch.object(shared_map, "result", releasing(shared_map.result)), \
+            mock.patch.object(DivergenceWatch, "rounds", watch), pytest.raises(_Stop):
+        getattr(ovk_fast, algorithm)(X, Y, kernels[0] if algorithm == "onorma" else kernels, **arguments)
+    waiting = [m for m in maps if m._front < m._back or (m._future is not None and not m._future.done())]
+    assert bool(waiting) == planted, f"{len(waiting)} of {len(maps)} maps still have jobs to run"
+    for m in waiting:
+        m.released.set()
+        m.cancel()
