@@ -20,7 +20,15 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_ovk_fast_properties import _engine, assert_same_record, plant_fault, positive_definite_kernels, term_scales
+from test_ovk_fast_properties import (
+    ROUND_LOOPS,
+    _engine,
+    assert_same_record,
+    compiled_module,
+    plant_fault,
+    positive_definite_kernels,
+    term_scales,
+)
 
 import ovk_fast
 import ovk_ref
@@ -69,16 +77,17 @@ def _schedules(run, look_ahead=None):
 def test_results_do_not_depend_on_when_the_look_aheads_jobs_run(data):
     """The same bits whichever the schedule of the look-ahead's jobs (module docstring), for ONORMA and MONORMA, on
     Gaussian and other separable kernels, with blocks of a few rounds, scale folds every few rounds and tiles of a
-    few points."""
+    few points, with the compiled kernels and without them."""
     d, p = data.draw(strategies.dimensions, label="d"), data.draw(strategies.dimensions, label="p")
     kernels = data.draw(st.lists(st.one_of(positive_definite_kernels(d), strategies.kernels(d, p)), min_size=1,
                                  max_size=3), label="kernels")
     X, Y = data.draw(strategies.streams(p, d, max_n=14), label="stream")
     settings = data.draw(st.tuples(st.sampled_from([1, 2, 3]), st.sampled_from([0.9, onorma_module.RESCALE_BELOW]),
                                    st.sampled_from([1, 3, 512])), label="engine")
+    compiled = data.draw(st.sampled_from(ROUND_LOOPS), label="compiled kernels")
     for run in (lambda: ovk_fast.onorma(X, Y, kernels[0], lam=0.1, eta=0.5),
                 lambda: ovk_fast.monorma(X, Y, kernels, lam=0.1, eta=0.5, r=1.0)):
-        with _engine(settings):
+        with _engine(settings), mock.patch.object(compiled_module, "AVAILABLE", compiled):
             records = _schedules(run)
         for schedule in ("eager", "threads"):
             for field in dataclasses.fields(records["lazy"]):
