@@ -8,7 +8,9 @@ block do not depend on the current block's rounds: they are started when it star
 the current block's points are added once its rounds give their coefficients; the next block's start takes what
 is left on its own thread. The coefficients are taken times the fold the next block's start applies to the stored
 ones (each product as numpy's ``C * scale``), so the sums are the same bits whichever thread computes which job, and
-whenever (``tests/conformance/test_ovk_fast_look_ahead.py``: jobs run eagerly, lazily and on threads).
+whenever (``tests/conformance/test_ovk_fast_look_ahead.py``: jobs run eagerly, lazily, at any line of the run's
+thread and on threads). Jobs that will not be taken (a hand-over to ovk_ref's learner, a run that ends by an
+exception: the engine's ``with`` block) are dropped: none runs after ``drop``.
 """
 from __future__ import annotations
 
@@ -52,13 +54,26 @@ class LookAhead:
     def take(self, rows) -> tuple:
         """``(applied, results)`` for the block ``rows``: its rows applied to the coefficients, (m, n_x, d) summed in
         the jobs' order, and the results of the engine's jobs; ``(None, None)`` where none was started for these
-        rows (the started ones are dropped, once done: they read the stored points). Waits for the jobs, computing
-        those not yet started on this thread."""
-        if self.pending is None:
+        rows (the started ones are dropped: ``drop``). Waits for the jobs, computing those not yet started on this
+        thread."""
+        if self.pending is None or self.pending[0] != rows:
+            self.drop()
             return None, None
-        started, jobs, count, tiles, d = self.pending
+        _, jobs, count, tiles, d = self.pending
         self.pending = None
         results = jobs.result()
-        if started != rows:
-            return None, None
         return tiles.total(results[count:], d), results[:count]
+
+    def drop(self) -> None:
+        """Drop the started block's jobs: those not started never run, and this returns once those under way are
+        done (they read the stored coefficients, which the caller changes next, and write ONORMA's buffers)."""
+        if self.pending is not None:
+            self.pending[1].cancel()
+            self.pending = None
+
+    def __enter__(self) -> "LookAhead":
+        return self
+
+    def __exit__(self, *exception) -> None:
+        """A run's end, or its exception (a DivergenceError, an interruption): no job of it runs after."""
+        self.drop()

@@ -52,7 +52,7 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
     operands = stream_operands(kernels, X)
     literal_bound, largest = LiteralBound(kernels, X, Y, eta, checked.divergence_bound), 0.0
     ahead = LookAhead(kernels, X, operands)     # the next block's rows, while a block's rounds run
-    with single_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+    with single_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"), ahead:
         while start < n:
             eta_t, c_t, scales = block_schedule(eta, lam, start, min(n, start + BLOCK_ROUNDS))
             stop = start + len(scales)
@@ -89,7 +89,7 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
             scale = scale_list[-1]
             unsafe = _first_unsafe(literal_bound, largest, start, records, initial[1]) if watch.diverged_at is None else None
             if unsafe is not None:      # ovk_ref's learner from there (ovk_fast.literal_rounds)
-                ahead.take(None)        # dropped, once done: its jobs read beta
+                ahead.drop()            # its jobs read beta
                 stop, weights, gamma = _literal_rounds(checked, X, Y, beta, start, unsafe, stop, scales, initial, records)
                 scale = 1.0
             largest = np.maximum(largest, magnitude(new_coefficients[start:stop]))

@@ -117,7 +117,7 @@ def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision
     lo = first_kept(checked.schedule, n)
     run = _Run(checked, X, Y, lo)
     watch = DivergenceWatch(checked)
-    with single_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+    with single_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"), run.ahead:
         start = 0
         while start < n:
             stop = run.block(start, min(n, start + BLOCK_ROUNDS), literal=watch.diverged_at is None)
@@ -238,7 +238,7 @@ class _Run:
         self._norms(start, stop, c_t, scales, beta)
         unsafe = self._first_unsafe(start, stop, beta, norm2) if literal else None
         if unsafe is not None:
-            self.ahead.take(None)             # dropped, once done: its jobs read the ring
+            self.ahead.drop()                 # its jobs read the ring
             return self._literal_rounds(start, unsafe, stop, scales, beta, norm2)
         self.ring.put(start, queries, beta)
         self.scale = float(scales[-1])

@@ -9,9 +9,12 @@ could) and **lazy** (every job runs when the next block asks for it: one thread,
 reads or writes what the block's rounds are still using gives other results under one of them; so the records
 must be the same bits under both and on real threads, and each planted fault of the look-ahead is caught, by the
 reference under one of the schedules.
+
+A run that ends by an exception (its DivergenceError, an interruption) leaves none of its jobs running.
 """
 import dataclasses
 import importlib
+import threading
 from unittest import mock
 
 import numpy as np
@@ -22,6 +25,7 @@ from test_ovk_fast_properties import _engine, assert_same_record, plant_fault, p
 
 import ovk_fast
 import ovk_ref
+from ovk_ref.divergence import DivergenceError
 from ovk_ref.synthetic import linear_related_tasks
 from proofs_check import strategies
 
@@ -29,6 +33,7 @@ onorma_module = importlib.import_module("ovk_fast.onorma")
 threads_module = importlib.import_module("ovk_fast.threads")
 look_ahead_module = importlib.import_module("ovk_fast.look_ahead")
 monorma_module = importlib.import_module("ovk_fast.monorma")
+divergence_watch = importlib.import_module("ovk_fast.divergence_watch")
 
 
 class _Eager:
@@ -43,6 +48,9 @@ class _Eager:
 
     def result(self) -> list:
         return self._results
+
+    def cancel(self) -> None:
+        """Nothing left to drop: every job ran when it was started."""
 
 
 def _schedules(run, look_ahead=None):
@@ -136,3 +144,57 @@ def test_each_planted_fault_of_the_look_ahead_is_caught(fault, algorithm):
         if schedule in exposing:
             with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients|gamma|weights"):
                 assert_same_record(faulty[schedule], reference, scales)
+
+
+def _gated_jobs(gate_open: threading.Event, started_after: list, returned: threading.Event):
+    """``look_ahead.call`` for jobs that, on a pool thread, wait up to 0.2 s for ``gate_open``, noting in
+    ``started_after`` each job started once ``returned`` is set."""
+    def call(job):
+        if returned.is_set():
+            started_after.append(threading.current_thread().name)
+        if threading.current_thread() is not threading.main_thread():
+            gate_open.wait(timeout=0.2)
+        return job()
+    return call
+
+
+@pytest.mark.parametrize("algorithm, ending, planted", [
+    ("onorma", "DivergenceError", False), ("monorma", "DivergenceError", False),
+    ("onorma", "KeyboardInterrupt", False), ("monorma", "KeyboardInterrupt", False),
+    ("onorma", "DivergenceError", True), ("monorma", "KeyboardInterrupt", True)])
+def test_a_run_that_raises_leaves_none_of_its_jobs_running(algorithm, ending, planted):
+    """A run that ends by an exception, while the next block's jobs wait on the pool (each held up to 0.2 s): its
+    DivergenceError (``on_divergence="raise"``, a divergence bound the targets cross at once) or an interruption
+    after its second block. No job starts after the call has returned; the planted fault (the engine's run without
+    its look-ahead's drop at the end) is caught: the pool goes on with the dead run's jobs."""
+    X, Y = linear_related_tasks(40, p=3, d=2, seed=5)
+    kernels = [ovk_ref.gaussian_separable(1.0, 2), ovk_ref.gaussian_separable(0.3, 2)]
+    module = ENGINES[algorithm]
+    engine = getattr(module, algorithm)
+    if planted:
+        engine = plant_fault(module, *{"onorma": ('divide="ignore"), run.ahead:', 'divide="ignore"):'),
+                                       "monorma": ('divide="ignore"), ahead:', 'divide="ignore"):')}[algorithm])[algorithm]
+    arguments = {"lam": 0.1, "eta": 0.5, **({"r": 1.0} if algorithm == "monorma" else {})}
+    if ending == "DivergenceError":
+        arguments.update(on_divergence="raise", divergence_bound=1.0)
+        Y = 10 * Y
+    calls, gate_open, started_after, returned = [], threading.Event(), [], threading.Event()
+
+    def interrupted(self, *arguments, original=divergence_watch.DivergenceWatch.rounds):
+        calls.append(1)
+        if ending == "KeyboardInterrupt" and len(calls) == 2:
+            raise KeyboardInterrupt
+        return original(self, *arguments)
+
+    with _engine((8, onorma_module.RESCALE_BELOW, 1)), mock.patch.object(threads_module, "THREADS", 2), \
+            mock.patch.dict(engine.__globals__, {"BLOCK_ROUNDS": 8}), \
+            mock.patch.object(divergence_watch.DivergenceWatch, "rounds", interrupted), \
+            mock.patch.object(look_ahead_module, "call", _gated_jobs(gate_open, started_after, returned)):
+        with pytest.raises(DivergenceError if ending == "DivergenceError" else KeyboardInterrupt):
+            engine(X, Y, kernels[0] if algorithm == "onorma" else kernels, **arguments)
+        returned.set()
+        gate_open.set()
+        threads_module._the_pool().submit(lambda: None).result()       # each pool thread free again, in turn
+        threads_module._the_pool().submit(lambda: None).result()
+        threading.Event().wait(0.3)
+    assert bool(started_after) == planted, started_after
