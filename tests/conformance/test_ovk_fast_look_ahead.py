@@ -101,11 +101,12 @@ class _Interleaving:
         look_ahead = vars(look_ahead_module) if look_ahead is None else look_ahead
         with ThreadPoolExecutor(1, thread_name_prefix="interleaved") as self.worker, \
                 mock.patch.dict(look_ahead, {"map_in_background": lambda function, items: _Delayed(self, function, items)}):
+            previous = sys.gettrace()       # a coverage tool's, say: its lines are not counted meanwhile
             sys.settrace(self._trace)
             try:
                 return run()
             finally:
-                sys.settrace(None)
+                sys.settrace(previous)
 
 
 class _Delayed:
