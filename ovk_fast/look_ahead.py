@@ -8,7 +8,9 @@ block do not depend on the current block's rounds: they are started when it star
 the current block's points are added once its rounds give their coefficients; the next block's start takes what
 is left on its own thread. The coefficients are taken times the fold the next block's start applies to the stored
 ones (each product as numpy's ``C * scale``), so the sums are the same bits whichever thread computes which job, and
-whenever (``tests/conformance/test_ovk_fast_look_ahead.py``: jobs run eagerly, lazily and on threads).
+whenever (``tests/conformance/test_ovk_fast_look_ahead.py``: jobs run eagerly, lazily, at any line of the run's
+thread and on threads). Jobs that will not be taken (a hand-over to ovk_ref's learner, a run that ends by an
+exception: the engine's ``with`` block) are dropped: none starts after ``drop``.
 """
 from __future__ import annotations
 

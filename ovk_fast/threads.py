@@ -17,14 +17,15 @@ so sums over tiles do not depend on the threads.
 
 Work that a sequential part does not wait for (ONORMA's next block, while a block's rounds run) goes to
 ``map_in_background``: one pool thread takes the jobs from the front while the caller goes on, and the caller,
-when it needs them, takes those left from the back instead of waiting; results again in the jobs' order.
+when it needs them, takes those left from the back instead of waiting; results again in the jobs' order; or drops
+those not started (``cancel``) where their results are not wanted.
 """
 from __future__ import annotations
 
 import functools
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -115,11 +116,12 @@ class _SharedMap:
             self._results[i] = self._function(self._items[i])
 
     def cancel(self) -> None:
-        """Start no more items; wait for the one the pool thread is running."""
+        """Start no more items; return once the one the pool thread runs is done (its result and exception dropped:
+        a run that ends by an exception keeps its own)."""
         with self._lock:
             self._back = self._front
         if self._future is not None:
-            self._future.result()
+            wait([self._future])
 
     def result(self) -> list:
         while True:

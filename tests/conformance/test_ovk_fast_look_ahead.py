@@ -9,11 +9,20 @@ could) and **lazy** (every job runs when the next block asks for it: one thread,
 reads or writes what the block's rounds are still using gives other results under one of them; so the records
 must be the same bits under both and on real threads, and each planted fault of the look-ahead is caught, by the
 reference under one of the schedules.
+
+A job that touches what the rounds change and then restore, or memory they use only for a while (a workspace),
+gives the same results under both extremes: the **interleaved** schedules (``_Interleaving``) run each job on
+another thread at a chosen line of the run's own thread between its start and the next block's, drawn or at every
+delay up to a block's length, across hand-overs to ovk_ref's learner. A run that ends by an exception (its
+DivergenceError, an interruption) leaves none of its jobs running.
 """
 import contextlib
 import dataclasses
 import importlib
+import sys
 import threading
+import warnings
+from concurrent.futures import ThreadPoolExecutor
 from unittest import mock
 
 import numpy as np
@@ -33,6 +42,7 @@ from test_ovk_fast_properties import (
 import ovk_fast
 import ovk_ref
 from ovk_fast.divergence_watch import DivergenceWatch
+from ovk_ref.divergence import DivergenceWarning
 from ovk_ref.synthetic import linear_related_tasks
 from proofs_check import strategies
 
@@ -40,6 +50,7 @@ onorma_module = importlib.import_module("ovk_fast.onorma")
 threads_module = importlib.import_module("ovk_fast.threads")
 look_ahead_module = importlib.import_module("ovk_fast.look_ahead")
 monorma_module = importlib.import_module("ovk_fast.monorma")
+literal_range = importlib.import_module("ovk_fast.literal_range")
 
 
 class _Eager:
@@ -52,11 +63,11 @@ class _Eager:
     def extend(self, items) -> None:
         self._results += [self._function(item) for item in items]
 
-    def cancel(self) -> None:
-        pass
-
     def result(self) -> list:
         return self._results
+
+    def cancel(self) -> None:
+        """Nothing left to drop: every job ran when it was started."""
 
 
 def _schedules(run, look_ahead=None):
@@ -71,6 +82,67 @@ def _schedules(run, look_ahead=None):
     with mock.patch.object(threads_module, "THREADS", 4):
         records["threads"] = run()
     return records
+
+
+class _Interleaving:
+    """``threads.map_in_background`` whose jobs each run on another thread (with its own workspace, as a pool
+    thread's) once the run's own thread has run ``delay()`` more lines of ovk_fast's code (or of a planted copy's)
+    since the job was started, the run's thread waiting meanwhile; the jobs left when the next block asks for them
+    run then, on the run's thread, from the last one back (as ``result()`` takes them)."""
+
+    def __init__(self, delay):
+        self.delay, self.line, self.due, self.worker = delay, 0, [], None
+
+    def _trace(self, frame, event, arg):
+        return self._line if frame.f_globals.get("__name__", "").startswith(("ovk_fast", "planted_")) else None
+
+    def _line(self, frame, event, arg):
+        if event == "line":
+            self.line += 1
+            for job in [job for job in self.due if job[0] <= self.line]:
+                self.due.remove(job)
+                job[1].run_elsewhere(job[2])
+        return self._line
+
+    def run(self, run, look_ahead=None):
+        """``run()`` with its look-ahead's jobs interleaved; ``look_ahead`` as ``_schedules``'."""
+        look_ahead = vars(look_ahead_module) if look_ahead is None else look_ahead
+        with ThreadPoolExecutor(1, thread_name_prefix="interleaved") as self.worker, \
+                mock.patch.dict(look_ahead, {"map_in_background": lambda function, items: _Delayed(self, function, items)}):
+            previous = sys.gettrace()       # a coverage tool's, say: its lines are not counted meanwhile
+            sys.settrace(self._trace)
+            try:
+                return run()
+            finally:
+                sys.settrace(previous)
+
+
+class _Delayed:
+    """The jobs of one ``map_in_background`` under an ``_Interleaving``."""
+
+    def __init__(self, interleaving, function, items):
+        self._interleaving, self._function, self._items, self._results = interleaving, function, [], []
+        self.extend(items)
+
+    def extend(self, items) -> None:
+        for item in items:
+            self._interleaving.due.append((self._interleaving.line + self._interleaving.delay(), self, len(self._items)))
+            self._items.append(item)
+            self._results.append(None)
+
+    def run_elsewhere(self, i) -> None:
+        run = threads_module._under_errstate(self._function)     # the run's error handling, as the pool's threads
+        self._results[i] = self._interleaving.worker.submit(run, self._items[i]).result()
+
+    def cancel(self) -> None:
+        self._interleaving.due = [job for job in self._interleaving.due if job[1] is not self]
+
+    def result(self) -> list:
+        left = {job[2] for job in self._interleaving.due if job[1] is self}
+        self.cancel()
+        for i in sorted(left, reverse=True):
+            self._results[i] = self._function(self._items[i])
+        return self._results
 
 
 @given(data=st.data())
@@ -205,3 +277,98 @@ def test_a_run_that_raises_leaves_no_job_running(algorithm, planted):
     for m in waiting:
         m.released.set()
         m.cancel()
+
+
+@given(data=st.data())
+def test_results_do_not_depend_on_where_in_a_block_the_jobs_run(data):
+    """Each job run at a drawn line of the run's thread (``_Interleaving``): the same bits as the lazy schedule, for
+    ONORMA and MONORMA, with and without the compiled kernels, on streams far from the origin or drifting (blocks
+    without the stream's expansion operands), targets up to float64's limits (runs that diverge) and hand-overs to
+    ovk_ref's learner at drawn rounds (the look-ahead dropped, the next block's rows computed again)."""
+    d, p = data.draw(strategies.dimensions, label="d"), data.draw(strategies.dimensions, label="p")
+    kernels = data.draw(st.lists(st.one_of(positive_definite_kernels(d), strategies.kernels(d, p)), min_size=1,
+                                 max_size=3), label="kernels")
+    loss = data.draw(st.sampled_from(["squared", {"type": "huber", "delta": 0.5}]), label="loss")
+    X, Y = data.draw(strategies.streams(p, d, max_n=20), label="stream")
+    X = X * data.draw(st.sampled_from([1.0, 1e6]), label="input scale") + data.draw(st.sampled_from([0.0, 1e8]),
+                                                                                   label="offset")
+    X = X + np.arange(len(X))[:, None] * data.draw(st.sampled_from([0.0, 100.0]), label="drift")
+    Y = Y * data.draw(st.sampled_from([1.0, 1e300]), label="target scale")
+    lam, eta = data.draw(strategies.step_parameters(), label="lam, eta")
+    settings = data.draw(st.tuples(st.sampled_from([1, 3, 8]), st.sampled_from([0.9, onorma_module.RESCALE_BELOW]),
+                                   st.sampled_from([1, 3, 512])), label="engine")
+    compiled = data.draw(st.sampled_from([False, True] if compiled_module.AVAILABLE else [False]), label="compiled")
+    forced = data.draw(st.sets(st.integers(0, len(X) - 1), max_size=3), label="handed over")
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 32 - 1), label="seed"))
+    longest = data.draw(st.sampled_from([10, 100, 1000]), label="longest delay")
+    algorithm = data.draw(st.sampled_from(["onorma", "monorma"]), label="algorithm")
+    arguments = {"lam": lam, "eta": eta, "loss": loss, **({"r": 1.0} if algorithm == "monorma" else {})}
+
+    def unsafe(self, rounds, *arguments, original=literal_range.LiteralBound.unsafe):
+        if np.ndim(rounds):
+            return original(self, rounds, *arguments) | np.isin(rounds, list(forced))
+        return bool(forced) or original(self, rounds, *arguments)
+
+    def run():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DivergenceWarning)
+            return getattr(ovk_fast, algorithm)(X, Y, kernels[0] if algorithm == "onorma" else kernels, **arguments)
+
+    with _engine(settings), mock.patch.object(compiled_module, "AVAILABLE", compiled), \
+            mock.patch.object(literal_range.LiteralBound, "unsafe", unsafe), mock.patch.object(threads_module, "THREADS", 1):
+        lazy = run()
+        interleaved = _Interleaving(lambda: int(rng.integers(0, longest))).run(run)
+    for field in dataclasses.fields(lazy):
+        np.testing.assert_array_equal(getattr(interleaved, field.name), getattr(lazy, field.name), err_msg=field.name)
+
+
+#: planted faults that the interleaved schedules catch: (what is planted in ``ovk_fast.onorma``, whether the eager and
+#: lazy schedules both miss it)
+INTERLEAVED_FAULTS = {
+    # the own values computed ahead with their exponents in the run's workspace, where the block's own exponents go
+    # when it has no values computed ahead (the first block, the one after a hand-over): a race
+    "ONORMA's own exponents in the run's workspace": (
+        ('Workspace.of_this_thread().array("own exponents", (n, n))', 'self.workspace.array("own", (n, n))'), True),
+    # the next block's jobs kept over a hand-over to ovk_ref's learner, which rewrites the stored coefficients
+    "ONORMA's look-ahead kept over a hand-over": (
+        ("            self.ahead.drop()                 # its jobs read the ring\n", ""), False),
+}
+
+
+@pytest.mark.parametrize("fault", [None, *INTERLEAVED_FAULTS])
+def test_every_delay_within_a_block_gives_the_same_bits_and_planted_faults_are_caught(fault):
+    """24 rounds in blocks of 8 (tiles of 3 points), round 13 handed over to ovk_ref's learner; every job run d lines
+    of the run's thread after its start, for every d up to a block's length in lines: the same bits as the lazy
+    schedule for both engines, and each planted fault (``INTERLEAVED_FAULTS``) differs at some delay; the race
+    matches the reference under the eager and lazy schedules."""
+    X, Y = linear_related_tasks(24, p=3, d=2, seed=5)
+    kernels = [ovk_ref.gaussian_separable(1.0, 2), ovk_ref.gaussian_separable(0.3, 2)]
+    engines = {"onorma": lambda: ovk_fast.onorma(X, Y, kernels[0], lam=0.1, eta=0.5),
+               "monorma": lambda: ovk_fast.monorma(X, Y, kernels, lam=0.1, eta=0.5, r=1.0)}
+    planted = {}
+    if fault is not None:
+        planted = plant_fault(onorma_module, *INTERLEAVED_FAULTS[fault][0])
+        engines = {"onorma": lambda: planted["onorma"](X, Y, kernels[0], lam=0.1, eta=0.5)}
+
+    def unsafe(self, rounds, *arguments):
+        return np.isin(rounds, [13]) if np.ndim(rounds) else True
+
+    with _engine((8, onorma_module.RESCALE_BELOW, 3)), mock.patch.object(threads_module, "THREADS", 1), \
+            mock.patch.dict(planted, {"BLOCK_ROUNDS": 8}), mock.patch.object(literal_range.LiteralBound, "unsafe", unsafe):
+        for algorithm, run in engines.items():
+            lazy = run()
+            counted = _Interleaving(lambda: 10 ** 9)
+            counted.run(run)
+            differing = [delay for delay in range(counted.line // 3 + 1)
+                         if not np.array_equal(_Interleaving(lambda delay=delay: delay).run(run).predictions,
+                                               lazy.predictions)]
+            if fault is None:
+                assert differing == [], algorithm
+                continue
+            assert differing, f"no delay caught the planted fault: {fault}"
+            if INTERLEAVED_FAULTS[fault][1]:
+                reference = ovk_ref.onorma(X, Y, kernels[0], lam=0.1, eta=0.5)
+                scales = term_scales(X, Y, kernels[:1], reference, 0.5)
+                for schedule, record in _schedules(run).items():
+                    if schedule != "threads":       # a real race there: caught or not, by chance
+                        assert_same_record(record, reference, scales)
