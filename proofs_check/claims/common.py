@@ -71,14 +71,35 @@ def rows_norm(values) -> np.ndarray:
     return np.linalg.norm(values, axis=1)
 
 
+#: the fields of an ONORMA record the checks read
+ONORMA_FIELDS = ("predictions", "coefficients", "new_coefficients", "rkhs_norm2", "kernel_evaluations", "support_sizes")
+
+
+def _onorma_fields(record) -> dict:
+    return {name: np.asarray(record[name]) for name in ONORMA_FIELDS}
+
+
+def _onorma_options(instance, precision) -> dict:
+    return dict(lam=instance["lam"], eta=instance["eta"], loss=instance["loss"], truncation=schedule(instance),
+                precision=precision)
+
+
 def run_onorma(impl, instance, X=None, Y=None, precision=None):
     """``impl.onorma`` on the instance (or on the prefix ``X, Y``); fields at the run's precision."""
     if X is None:
         X, Y = arrays(instance)
-    record = impl.onorma(X, Y, instance["kernel"], lam=instance["lam"], eta=instance["eta"], loss=instance["loss"],
-                         truncation=schedule(instance), precision=precision)
-    return {name: np.asarray(record[name]) for name in
-            ("predictions", "coefficients", "new_coefficients", "rkhs_norm2", "kernel_evaluations", "support_sizes")}
+    return _onorma_fields(impl.onorma(X, Y, instance["kernel"], **_onorma_options(instance, precision)))
+
+
+def prefix_records(impl, algorithm: str, X, Y, *arguments, **options) -> list:
+    """``impl.<algorithm>`` (``onorma`` or ``monorma``) run on every prefix ``X[:t], Y[:t]``, t = 1..n: its records. An
+    online algorithm's ``f_t`` depends on the first t examples only; from one run (``impl.<algorithm>_prefixes``,
+    ``ovk_ref.run_prefixes``) when the implementation offers it, else one run per prefix."""
+    prefixes = getattr(impl, f"{algorithm}_prefixes", None)
+    if prefixes is not None:
+        return prefixes(X, Y, *arguments, **options)
+    run = getattr(impl, algorithm)
+    return [run(X[:t], Y[:t], *arguments, **options) for t in range(1, len(X) + 1)]
 
 
 @dataclass
@@ -123,13 +144,12 @@ class Trajectory:
 
 
 def trajectory(impl, instance, precision=None) -> Trajectory:
-    """Every iterate ``f_t``: ``impl.onorma`` run on each prefix of the stream (an online algorithm's ``f_t``
-    depends on the first t examples only)."""
+    """Every iterate ``f_t``: ``impl.onorma`` on each prefix of the stream (``prefix_records``)."""
     X, Y = arrays(instance)
-    record = run_onorma(impl, instance, precision=precision)
-    coefficients = [run_onorma(impl, instance, X[:t], Y[:t], precision)["coefficients"] for t in range(1, len(X))]
-    coefficients.append(record["coefficients"])
-    return Trajectory(X=X, Y=Y, record=record, coefficients=coefficients, precision=precision)
+    records = [_onorma_fields(record) for record in
+               prefix_records(impl, "onorma", X, Y, instance["kernel"], **_onorma_options(instance, precision))]
+    return Trajectory(X=X, Y=Y, record=records[-1], coefficients=[record["coefficients"] for record in records],
+                      precision=precision)
 
 
 def regularised_risks(kernel, loss, trajectory: Trajectory, lam: float, *, post_update: bool) -> np.ndarray:
