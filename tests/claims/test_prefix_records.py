@@ -72,7 +72,7 @@ def _monorma_case(instance):
     return X, Y, instance["kernels"], dict(lam=instance["lam"], eta=instance["eta"], r=instance["r"], loss=instance["loss"])
 
 
-QUICK = settings(max_examples=15, deadline=None, database=None, derandomize=True,
+QUICK = settings(max_examples=10, deadline=None, database=None, derandomize=True,
                  suppress_health_check=list(HealthCheck))
 
 
@@ -124,7 +124,7 @@ def test_a_learner_fault_reaches_every_prefix_as_it_reaches_each_run(mutant):
 @pytest.mark.parametrize("claim_id", PREFIX_CLAIMS)
 def test_checks_give_the_same_outcomes_by_one_run_and_by_a_run_per_prefix(claim_id):
     claim = CLAIMS[claim_id]
-    for instance in runner.sample(claim_id, 6):
+    for instance in runner.sample(claim_id, 4):
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             for precision in (None, 50):
