@@ -80,3 +80,19 @@ def test_a_wrong_shortcut_is_told_apart():
     with mpmath.workdps(50):
         lifted = arithmetic.mpf_array(X)
         assert not _same(FloatInRecheck(kernel, X).gram(lifted[:3]), kernel.gram(lifted[:3]))
+
+
+@pytest.mark.parametrize("precision", [None, 50])
+def test_the_closed_form_comparator_of_every_prefix_is_the_same_with_the_points_gram(precision):
+    """``comparators.ridge`` (the squared loss' ``min R_reg`` and ``||f_n||``, spec 7.1) on each prefix, as Prop. 2(iv) and
+    Theorems 1-2 take it (``bounds._prefix_kernel``): the same numbers as with the kernel's own Gram matrices."""
+    from proofs_check import comparators
+
+    for kernel in _kernels():
+        X = _points(kernel)
+        Y = np.linspace(-1, 1, len(X) * kernel.d).reshape(len(X), kernel.d)
+        remembered = PointsGram(kernel, X)
+        with mpmath.workdps(precision or mpmath.mp.dps):
+            for n in range(1, len(X) + 1):
+                one, other = (comparators.ridge(k, X[:n], Y[:n], 0.3, precision) for k in (remembered, kernel))
+                assert all(_same(getattr(one, name), getattr(other, name)) for name in ("upper", "lower", "norm", "minimiser"))
