@@ -5,9 +5,10 @@ without it ``ovk_fast`` takes its numpy paths, and tests patch ``AVAILABLE`` to 
   ``ovk_fast.stored_rows``): ``out[r] = sum_j exp(factor E[r, j]) C[j]`` for a tile of exponents ``E`` (n_x x n_z).
   numpy computes it as ``exp`` into the tile and a GEMM with ``C`` (n_z x d, d ~ 10): the tile goes to memory and
   back, and a GEMM this thin runs far below the core's peak (measured at 256 x 512 x 10 on one core, the minimum of
-  interleaved runs: exp 0.55 ns per value, exp and GEMM 1.17). Here four rows of the tile at a time are
-  exponentiated into a buffer that stays in the L1 cache and dotted with ``C``'s d columns two at a time, each
-  load feeding eight sums (0.85 ns per value for both; the product alone 0.25, near the core's FMA throughput).
+  interleaved runs: exp 0.55 ns per value, exp and GEMM 1.17). Here eight rows of the tile at a time are
+  exponentiated into a buffer that stays in cache and dotted with ``C``'s d columns two at a time, each load of
+  ``C`` feeding eight sums (``bench_ovk.py --per-value``, side by side with four rows: 0.74-0.81 ns per value for
+  both against 0.84-0.85; the product alone 0.27 against 0.37).
 * **exp** (``_exp_row``): numba's own is libm's, one value at a time (8 ns per value); this one is written so that
   LLVM vectorises it (0.55 ns per value, as numpy's): Cody-Waite reduction ``x = k ln2 + s`` (|s| <= ln2 / 2,
   ``k ln2`` in two parts, the high part exact for |k| < 2^20), ``e^s`` by its Taylor polynomial of degree 13
@@ -51,8 +52,10 @@ _LN2_HIGH = 6.93147180369123816490e-01      # ln 2 with its 32 low bits zero: k 
 _LN2_LOW = 1.90821492927058770002e-10
 _ROUND = 6755399441055744.0                 # 1.5 * 2^52: (x + _ROUND) - _ROUND rounds x to an integer
 _LOWEST, _HIGHEST = -746.0, 710.0           # exp is 0 below, inf above; the clamp keeps 2^k's bits in range
-#: rows of the tile exponentiated and dotted together: each column of C is loaded once for them
-ROWS = 4
+#: rows of the tile exponentiated and dotted together: each column of C is loaded once for them (8 rows and 2
+#: columns of C at a time: 0.27 ns per value for the product, against 0.37 for 4 rows; 4 rows and 5 columns did as
+#: well for d = 10 but wastes more where d is not a multiple of 5)
+ROWS = 8
 
 
 def _float_from_bits(bits):
@@ -88,18 +91,23 @@ def _exp_row(x, factor, out):
 
 
 def _dot_rows(values, CT, out, r, rows):
-    """``out[r + i, e] = sum_j values[i, j] CT[e, j]`` for i < ``rows`` (<= ``ROWS``; the sums in any order), two
-    columns e at a time: each load of ``values`` feeds 8 accumulators (the last column twice where d is odd)."""
+    """``out[r + i, e] = sum_j values[i, j] CT[e, j]`` for i < ``rows`` (<= ``ROWS`` = 8; the sums in any order), two
+    columns e at a time: each load of ``values`` feeds 2 accumulators, each load of ``CT`` 8 (16 in all, the last
+    column twice where d is odd)."""
     d = CT.shape[0]
     for e in range(0, d, 2):
         f = min(e + 1, d - 1)
-        t0, t1, t2, t3, s0, s1, s2, s3 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        t0, t1, t2, t3, t4, t5, t6, t7 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        s0, s1, s2, s3, s4, s5, s6, s7 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
         for j in range(CT.shape[1]):
             c, g = CT[e, j], CT[f, j]
             v0, v1, v2, v3 = values[0, j], values[1, j], values[2, j], values[3, j]
-            t0, t1, t2, t3 = t0 + v0 * c, t1 + v1 * c, t2 + v2 * c, t3 + v3 * c
-            s0, s1, s2, s3 = s0 + v0 * g, s1 + v1 * g, s2 + v2 * g, s3 + v3 * g
-        first, second = (t0, t1, t2, t3), (s0, s1, s2, s3)
+            v4, v5, v6, v7 = values[4, j], values[5, j], values[6, j], values[7, j]
+            t0, t1, t2, t3, t4, t5, t6, t7 = (t0 + v0 * c, t1 + v1 * c, t2 + v2 * c, t3 + v3 * c, t4 + v4 * c,
+                                              t5 + v5 * c, t6 + v6 * c, t7 + v7 * c)
+            s0, s1, s2, s3, s4, s5, s6, s7 = (s0 + v0 * g, s1 + v1 * g, s2 + v2 * g, s3 + v3 * g, s4 + v4 * g,
+                                              s5 + v5 * g, s6 + v6 * g, s7 + v7 * g)
+        first, second = (t0, t1, t2, t3, t4, t5, t6, t7), (s0, s1, s2, s3, s4, s5, s6, s7)
         for i in range(rows):
             out[r + i, e], out[r + i, f] = first[i], second[i]
 

@@ -284,9 +284,13 @@ def diagonal_blocks(kernel, X: np.ndarray) -> np.ndarray:
 
 def diagonal_quadratic(kernel, X: np.ndarray, A: np.ndarray) -> np.ndarray:
     """``<K(X[r], X[r]) A[r], A[r]>`` for every r: with separable terms ``sum_k s_k(x_r, x_r) <B_k a_r, a_r>``,
-    without forming the d x d blocks; else through ``diagonal_blocks``."""
+    without forming the d x d blocks (a Gaussian's ``s(x, x) = exp(-0 / mu)`` is 1 exactly: the inputs are finite);
+    else through ``diagonal_blocks``."""
     terms = separable_terms(kernel)
     if terms is None:
         return np.einsum("rd,rde,re->r", A, diagonal_blocks(kernel, X), A)
-    geometry = PairGeometry.diagonal(X)
-    return sum(_scalar_values(scalar, geometry) * np.einsum("re,re->r", A @ B.T, A) for scalar, B in terms)
+    geometry = None if all(isinstance(scalar, Gaussian) for scalar, _ in terms) else PairGeometry.diagonal(X)
+
+    def diagonal_values(scalar):
+        return 1.0 if isinstance(scalar, Gaussian) else _scalar_values(scalar, geometry)
+    return sum(diagonal_values(scalar) * np.einsum("re,re->r", A @ B.T, A) for scalar, B in terms)

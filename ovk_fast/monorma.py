@@ -7,6 +7,7 @@ a round are applied together (``KernelRowsStack``); the gamma recursion (spec 6.
 act on all m kernels at once, in a loop of numpy calls (``_rounds``) or, for the squared loss and separable
 kernels where numba is installed, compiled (``ovk_fast.compiled``). No truncation (spec 6.5, E23), as in ovk_ref.
 Near float64's limits a block's rounds go to ovk_ref's learner (``ovk_fast.literal_range``, as in ``ovk_fast.onorma``).
+The next block's rows are started on another thread while a block's rounds run (``ovk_fast.look_ahead``).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from ovk_fast.divergence_watch import DivergenceWatch
 from ovk_fast.kernel_rows import KernelRowsStack, diagonal_blocks, gaussian_factors
 from ovk_fast.literal_range import LiteralBound, finite_rounds, magnitude
 from ovk_fast.literal_rounds import run_literally
+from ovk_fast.look_ahead import LookAhead
 from ovk_fast.onorma import BLOCK_ROUNDS, block_schedule
 from ovk_fast.precision import float64_only
 from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
@@ -49,15 +51,21 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
     workspace = Workspace()     # the block's own rows: the same memory block after block
     operands = stream_operands(kernels, X)
     literal_bound, largest = LiteralBound(kernels, X, Y, eta, checked.divergence_bound), 0.0
-    with single_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+    ahead = LookAhead(kernels, X, operands)     # the next block's rows, while a block's rounds run
+    with single_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"), ahead:
         while start < n:
-            beta[:start] *= scale
             eta_t, c_t, scales = block_schedule(eta, lam, start, min(n, start + BLOCK_ROUNDS))
             stop = start + len(scales)
+            old, _ = ahead.take((start, stop))          # before the fold: its jobs read the stored beta
+            beta[:start] *= scale
             block, block_beta = X[start:stop], beta[start:stop]
             left = operands.left(start, stop) if operands is not None else None
-            old = apply_rows(kernels, block, X[:start], beta[:start], None,                  # m x B x d
-                             None if left is None else (left, operands.right[:start]))
+            if old is None:
+                old = apply_rows(kernels, block, X[:start], beta[:start], None,                  # m x B x d
+                                 None if left is None else (left, operands.right[:start]))
+            if ahead.usable and stop < n:
+                following = stop + len(block_schedule(eta, lam, stop, min(n, stop + BLOCK_ROUNDS))[2])
+                ahead.start((stop, following), start, beta, scales[-1])
             scale_list = scales.tolist()
             records = (predictions[start:stop], new_coefficients[start:stop], block_beta, gamma_record[start:stop],
                        weights_record[start:stop])
@@ -77,9 +85,11 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
                 rows = KernelRowsStack(kernels, block, block, workspace)
                 weights, gamma = _rounds(rows, old, diagonal, Y[start:stop], c_t.tolist(), scale_list, (-eta_t).tolist(),
                                          weights, gamma, checked, records)
+            ahead.behind(start, stop, block_beta)
             scale = scale_list[-1]
             unsafe = _first_unsafe(literal_bound, largest, start, records, initial[1]) if watch.diverged_at is None else None
             if unsafe is not None:      # ovk_ref's learner from there (ovk_fast.literal_rounds)
+                ahead.drop()            # its jobs read beta
                 stop, weights, gamma = _literal_rounds(checked, X, Y, beta, start, unsafe, stop, scales, initial, records)
                 scale = 1.0
             largest = np.maximum(largest, magnitude(new_coefficients[start:stop]))

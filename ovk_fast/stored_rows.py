@@ -11,6 +11,7 @@ does not depend on the threads.
 """
 from __future__ import annotations
 
+import functools
 import math
 import threading
 
@@ -65,6 +66,11 @@ def _sum_in_order(partials: list, empty: np.ndarray) -> np.ndarray:
     return total
 
 
+def call(job):
+    """``job()``: what ``map_in_order`` and ``map_in_background`` apply to a list of jobs."""
+    return job()
+
+
 def _distinct_scalars(kernel_terms: list) -> tuple[list, list]:
     """The distinct scalar kernels of the terms, and ``(kernel index, scalar index, B)`` for every term."""
     scalars, outputs, keys = [], [], []
@@ -99,14 +105,16 @@ class SeparableTiles:
     """The stored rows of kernels ``K_k = sum_i k_ki(x, z) B_ki`` (scalars in ``KNOWN_SCALARS``).
 
     Per distinct scalar ``s``, ``P_s = sum_tiles s(X, Z_tile) C_tile`` (n_x x d); then
-    ``out[k] = sum_s P_s Bsum_ks^T`` with ``Bsum_ks`` the sum of kernel k's ``B`` on scalar s. The Gaussians'
+    ``out[k] = sum_s P_s Bsum_ks^T`` with ``Bsum_ks`` the sum of kernel k's ``B`` on scalar s; a tile takes its
+    coefficients ``C_tile`` times ``scale`` (each product as numpy's ``C * scale``: ``ovk_fast.onorma`` starts the
+    next block's tiles before that block's start folds its scale into the stored coefficients). The Gaussians'
     exponents come from one GEMM per tile: on ``operands`` ``(left, right)`` sliced from the stream's
     (``stream_operands``) where given, else on the queries' operand built once (``distances.Expansion``) and the
     tile's built in the tile; with a single bandwidth the factor ``1/mu`` is folded in, so the GEMM gives the
     exponents themselves. The direct sum where the expansion is not accurate (``ovk_fast.distances``)."""
 
-    def __init__(self, kernel_terms: list, X: np.ndarray, Z: np.ndarray, operands=None):
-        self.X, self.Z = X, Z
+    def __init__(self, kernel_terms: list, X: np.ndarray, Z: np.ndarray, operands=None, scale: float = 1.0):
+        self.X, self.Z, self.scale = X, Z, scale
         self.scalars, self.outputs = _distinct_scalars(kernel_terms)
         self.kernels = len(kernel_terms)
         gaussians = [s for s in self.scalars if isinstance(s, Gaussian)]
@@ -128,7 +136,8 @@ class SeparableTiles:
             inner = np.matmul(X, Z.T, out=workspace.array("inner", shape))
         products = np.empty((len(self.scalars), len(X), C.shape[1]))
         fused = compiled.AVAILABLE and self.gaussians and not direct
-        CT = np.ascontiguousarray(C[lo:lo + len(Z)].T) if fused else None
+        C = C[lo:lo + len(Z)] if self.scale == 1.0 else np.multiply(C[lo:lo + len(Z)], self.scale)
+        CT = np.ascontiguousarray(C.T) if fused else None
         tile_mask = None if mask is None else mask[:, lo:lo + len(Z)]
         for index, scalar in enumerate(self.scalars):
             if fused and isinstance(scalar, Gaussian):      # exp and the product with C in one pass
@@ -137,7 +146,7 @@ class SeparableTiles:
             values = self._values(scalar, exponents, direct, inner, workspace, shape)
             if mask is not None:
                 values = np.multiply(values, tile_mask, out=workspace.array("masked", shape))
-            np.matmul(values, C[lo:lo + len(Z)], out=products[index])
+            np.matmul(values, C, out=products[index])
         return products
 
     def _exponents(self, lo: int, Z: np.ndarray, workspace: Workspace, shape) -> tuple:
@@ -170,13 +179,25 @@ class SeparableTiles:
         values.fill(scalar.c)
         return values
 
-    def apply(self, C: np.ndarray, mask) -> np.ndarray:
-        partials = map_in_order(lambda lo: self._tile(lo, C, mask), _tile_starts(len(self.Z)))
-        P = _sum_in_order(partials, np.zeros((len(self.scalars), len(self.X), C.shape[1])))
-        out = np.zeros((self.kernels, len(self.X), C.shape[1]))
+    def tiles(self, C: np.ndarray, mask=None) -> list:
+        """A job per tile, in the tiles' order: each returns its tile's ``[s(X, Z_tile) C_tile for each scalar s]``."""
+        return [functools.partial(self._tile, lo, C, mask) for lo in _tile_starts(len(self.Z))]
+
+    def partials(self, C: np.ndarray, mask=None) -> list:
+        """The tiles' partial sums (``tiles``), computed on ovk_fast's threads (``threads.map_in_order``)."""
+        return map_in_order(call, self.tiles(C, mask))
+
+    def total(self, partials: list, d: int) -> np.ndarray:
+        """``out[k] = sum_s (sum of the partials)[s] Bsum_ks^T``: the (m, n_x, d) rows applied, from the partials of
+        tiles of this kernel set against any stored points, summed in their order."""
+        P = _sum_in_order(partials, np.zeros((len(self.scalars), len(self.X), d)))
+        out = np.zeros((self.kernels, len(self.X), d))
         for k, index, B in self.outputs:
             out[k] += P[index] @ B.T
         return out
+
+    def apply(self, C: np.ndarray, mask) -> np.ndarray:
+        return self.total(self.partials(C, mask), C.shape[1])
 
 
 def apply_rows(kernels, X: np.ndarray, Z: np.ndarray, C: np.ndarray, mask: np.ndarray | None = None,

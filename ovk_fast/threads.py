@@ -14,12 +14,18 @@ GIL in its GEMMs and ufuncs, and each tile is a few hundred microseconds of them
 contiguous run of the tiles (one task per thread: measured on 400 tiles of ONORMA's shape, 1.93x one thread,
 against 1.27-1.58x with one task per tile, whose hand-offs hold the GIL). Results come back in the tiles' order,
 so sums over tiles do not depend on the threads.
+
+Work that a sequential part does not wait for (ONORMA's next block, while a block's rounds run) goes to
+``map_in_background``: one pool thread takes the jobs from the front while the caller goes on, and the caller,
+when it needs them, takes those left from the back instead of waiting; results again in the jobs' order; or drops
+those not started (``cancel``) where their results are not wanted.
 """
 from __future__ import annotations
 
 import functools
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -66,14 +72,83 @@ def map_in_order(function, items) -> list:
     runs = min(THREADS, len(items))
     if runs < 2:
         return [function(item) for item in items]
+    bounds = [len(items) * i // runs for i in range(runs + 1)]
+    run = _under_errstate(lambda i: [function(item) for item in items[bounds[i]:bounds[i + 1]]])
+    return [result for chunk in _the_pool().map(run, range(runs)) for result in chunk]
+
+
+def map_in_background(function, items):
+    """``[function(item) for item in items]`` started on one of ovk_fast's threads while the caller goes on: returns
+    an object whose ``extend(items)`` adds items, whose ``result()`` computes the items not yet started on the
+    calling thread too (from the last one back), waits for the rest and returns the list in the items' order (or
+    raises an item's exception), and whose ``cancel()`` starts no more of them. On one thread (``THREADS`` = 1) the
+    items all run in ``result()``. Under the caller's handling of floating-point errors."""
+    return _SharedMap(function, items, THREADS >= 2)
+
+
+class _SharedMap:
+    """The items of ``map_in_background``, taken from the front by a pool thread and from the back by ``result()``."""
+
+    def __init__(self, function, items, background: bool):
+        self._function, self._background, self._future = function, background, None
+        self._items, self._results, self._front, self._back = [], [], 0, 0
+        self._lock = threading.Lock()
+        self.extend(items)
+
+    def extend(self, items) -> None:
+        """More items, after the others (before ``result()``); the pool thread is started again if it had run out."""
+        items = list(items)
+        with self._lock:
+            self._items += items
+            self._results += [None] * len(items)
+            self._back = len(self._items)
+        if self._background and items and (self._future is None or self._future.done()):
+            if self._future is not None:
+                self._future.result()           # an item's exception, now
+            self._future = _the_pool().submit(_under_errstate(self._from_front))
+
+    def _from_front(self) -> None:
+        while True:
+            with self._lock:
+                if self._front >= self._back:
+                    return
+                i, self._front = self._front, self._front + 1
+            self._results[i] = self._function(self._items[i])
+
+    def cancel(self) -> None:
+        """Start no more items; return once the one the pool thread runs is done (its result and exception dropped:
+        a run that ends by an exception keeps its own)."""
+        with self._lock:
+            self._back = self._front
+        if self._future is not None:
+            wait([self._future])
+
+    def result(self) -> list:
+        while True:
+            with self._lock:
+                if self._front >= self._back:
+                    break
+                self._back -= 1
+                i = self._back
+            self._results[i] = self._function(self._items[i])
+        if self._future is not None:
+            self._future.result()
+        return self._results
+
+
+def _under_errstate(function):
+    """``function`` run under the calling thread's numpy error handling (numpy's is per thread)."""
+    errors = np.geterr()
+
+    def run(*arguments):
+        with np.errstate(**errors):
+            return function(*arguments)
+
+    return run
+
+
+def _the_pool() -> ThreadPoolExecutor:
     global _pool
     if _pool is None or _pool[0] != os.getpid():
         _pool = (os.getpid(), ThreadPoolExecutor(THREADS, thread_name_prefix="ovk_fast"))
-    bounds = [len(items) * i // runs for i in range(runs + 1)]
-    errors = np.geterr()
-
-    def run(i):
-        with np.errstate(**errors):
-            return [function(item) for item in items[bounds[i]:bounds[i + 1]]]
-
-    return [result for chunk in _pool[1].map(run, range(runs)) for result in chunk]
+    return _pool[1]

@@ -24,9 +24,9 @@ from ovk_ref.kernels import (
     random_feature,
 )
 from ovk_ref.losses import Loss, as_loss
-from ovk_ref.monorma import MONORMA, monorma
-from ovk_ref.online_learner import run_stream
-from ovk_ref.onorma import ONORMA, onorma
+from ovk_ref.monorma import MONORMA, monorma, monorma_prefixes
+from ovk_ref.online_learner import run_prefixes, run_stream
+from ovk_ref.onorma import ONORMA, onorma, onorma_prefixes
 from ovk_ref.records import MonormaRecord, OnormaRecord
 from ovk_ref.rkhs import evaluate, rkhs_norm2
 from ovk_ref.synthetic import synthetic
@@ -40,7 +40,8 @@ __version__ = "0.1.0"
 SPEC_VERSION = "1"
 
 __all__ = [
-    "onorma", "ONORMA", "run_onorma", "monorma", "MONORMA", "run_monorma", "batch_ridge", "evaluate", "rkhs_norm2", "synthetic",
+    "onorma", "ONORMA", "run_onorma", "monorma", "MONORMA", "run_monorma", "onorma_prefixes", "monorma_prefixes",
+    "run_prefixes", "batch_ridge", "evaluate", "rkhs_norm2", "synthetic",
     "OnormaRecord", "MonormaRecord", "theorem2_schedule", "Theorem2Schedule", "FixedWindow",
     "OperatorKernel", "Separable", "LinearQuadratic", "Feature", "WeightedSum", "Gaussian", "Linear",
     "Polynomial", "Constant", "gaussian_separable", "paper_J", "random_feature", "kernel_from_dict",

@@ -30,7 +30,7 @@ import numpy as np
 from ovk_ref import arithmetic, tolerances, validation
 from ovk_ref.kernels import as_kernel
 from ovk_ref.learner_state import MonormaState
-from ovk_ref.online_learner import OnlineLearner, run_stream, state_field
+from ovk_ref.online_learner import OnlineLearner, run_prefixes, run_stream, state_field
 from ovk_ref.records import MonormaRecord
 
 #: what to do when every w_j is 0 (spec 6.3): keep delta_{t-1}, or the literal 0/0 (NaN for ever after)
@@ -187,3 +187,10 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
     """Run Algorithm 2 over the stream ``(X[t], Y[t])`` with kernels ``K^1..K^m`` (spec 6)."""
     return run_stream(MONORMA(kernels, lam=lam, eta=eta, r=r, loss=loss, all_zero=all_zero, precision=precision,
                               on_divergence=on_divergence, divergence_bound=divergence_bound), X, Y)
+
+
+def monorma_prefixes(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None, on_divergence="warn",
+                     divergence_bound=None) -> list:
+    """``[monorma(X[:t], Y[:t], ...) for t = 1..n]``, the same records from one run (``run_prefixes``)."""
+    return run_prefixes(MONORMA(kernels, lam=lam, eta=eta, r=r, loss=loss, all_zero=all_zero, precision=precision,
+                                on_divergence=on_divergence, divergence_bound=divergence_bound), X, Y)

@@ -134,14 +134,31 @@ class OnlineLearner:
 def run_stream(learner: OnlineLearner, X, Y):
     """Feed a fresh ``learner`` the whole stream ``(X[t], Y[t])``, recording every round (spec 5, 6); every input,
     and every round's parameters (ONORMA's windows ``s_t``), checked before any work."""
+    return _run(learner, X, Y, every_prefix=False)[-1]
+
+
+def run_prefixes(learner: OnlineLearner, X, Y) -> list:
+    """What ``run_stream`` returns on each prefix ``(X[:t], Y[:t])``, t = 1..n, from one pass of a fresh ``learner``:
+    round t depends on the examples up to t alone (an online algorithm, spec 5, 6), so the record of the prefix of
+    length t is the first t rows and the coefficients of the state after round t, the same numbers, bit for bit, as a
+    run of its own (for checks that need every iterate ``f_t``: n runs cost n^3 / 3 kernel evaluations, this n^2 / 2)."""
+    return _run(learner, X, Y, every_prefix=True)
+
+
+def _run(learner: OnlineLearner, X, Y, *, every_prefix: bool) -> list:
+    """The records of ``run_stream`` on the whole stream (``every_prefix`` False) or on each prefix."""
     X, Y = validation.stream(X, Y, learner)
     learner.loss.check_targets(Y)
     num = learner.num
     round_parameters = [learner._round_parameters(t) for t in range(1, len(Y) + 1)]
-    rows = []
+    rows, ends = [], []   # ends: the coefficients and diverged_at after each round a record is made for
     with num.context():
         for x, y, parameters in zip(X, Y, round_parameters):
             learner.state = learner._round(num.array(x), num.array(y), parameters)
             rows.append(learner._row(learner.state))
-    columns = {name: np.array([row[name] for row in rows]) for name in rows[0]}
-    return learner.record_class(**columns, coefficients=learner.coefficients(), diverged_at=learner.diverged_at)
+            if every_prefix:
+                ends.append((len(rows), learner.coefficients(), learner.diverged_at))
+    if not every_prefix:
+        ends.append((len(rows), learner.coefficients(), learner.diverged_at))
+    return [learner.record_class(**{name: np.array([row[name] for row in rows[:t]]) for name in rows[0]},
+                                 coefficients=coefficients, diverged_at=diverged_at) for t, coefficients, diverged_at in ends]

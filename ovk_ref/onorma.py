@@ -18,7 +18,7 @@ import numpy as np
 from ovk_ref import truncation as truncation_schedules
 from ovk_ref.kernels import as_kernel
 from ovk_ref.learner_state import OnormaState
-from ovk_ref.online_learner import OnlineLearner, run_stream, state_field
+from ovk_ref.online_learner import OnlineLearner, run_prefixes, run_stream, state_field
 from ovk_ref.records import OnormaRecord
 
 
@@ -112,3 +112,10 @@ def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision
     """Run Algorithm 1 over the stream ``(X[t], Y[t])`` (spec 5); see ``ONORMA`` for the parameters."""
     return run_stream(ONORMA(kernel, lam=lam, eta=eta, loss=loss, truncation=truncation, precision=precision,
                              on_divergence=on_divergence, divergence_bound=divergence_bound), X, Y)
+
+
+def onorma_prefixes(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision=None, on_divergence="warn",
+                    divergence_bound=None) -> list:
+    """``[onorma(X[:t], Y[:t], ...) for t = 1..n]``, the same records from one run (``run_prefixes``)."""
+    return run_prefixes(ONORMA(kernel, lam=lam, eta=eta, loss=loss, truncation=truncation, precision=precision,
+                               on_divergence=on_divergence, divergence_bound=divergence_bound), X, Y)

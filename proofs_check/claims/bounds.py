@@ -39,9 +39,20 @@ THEOREM_INFORMATIVE = ("two rounds or more, and a prefix whose online average ex
                        "needed); margin relative to the excess term")
 
 
-def _comparator(instance, n, precision=None):
+def _prefix_kernel(instance):
+    """The kernel the comparators of every prefix take: for the squared loss (the closed form, a Gram matrix of each
+    prefix twice) with the Gram matrix of the stream's points computed once (``common.PointsGram``: the same numbers);
+    the feature-kernel bracket takes the kernel's dict."""
+    if common.loss_name(instance) != "squared":
+        return instance["kernel"]
+    return common.PointsGram(common.kernel(instance), common.arrays(instance)[0])
+
+
+def _comparator(instance, n, precision=None, kernel=None):
+    """``min_h R_reg(h, n)`` of the prefix of length n (``kernel``: ``_prefix_kernel(instance)``, shared by the prefixes)."""
     X, Y = common.arrays(instance)
-    return comparators.minimum(instance["kernel"], X[:n], Y[:n], instance["lam"], instance["loss"], precision)
+    kernel = instance["kernel"] if kernel is None else kernel
+    return comparators.minimum(kernel, X[:n], Y[:n], instance["lam"], instance["loss"], precision)
 
 
 @claim("prop1.iii", statement="||f_n|| <= U = C kappa / lam for the batch minimiser f_n of every prefix",
@@ -61,7 +72,8 @@ def prop1_iii(instance, impl=None, precision=None):
 
 
 def _batch_norms(instance, precision=None):
-    return [float(_comparator(instance, n, precision).norm) for n in range(1, len(instance["X"]) + 1)]
+    kernel = _prefix_kernel(instance)
+    return [float(_comparator(instance, n, precision, kernel).norm) for n in range(1, len(instance["X"]) + 1)]
 
 
 @claim("prop2.iv", statement="||f_n|| <= 2 C_y / lam for the batch minimiser f_n of every prefix",
@@ -108,7 +120,8 @@ PROP2_IV_TIGHT = constants.kappa * constants.C_y / (constants.kappa2_ + constant
              "(docs/bounds.md). Smaller than C_y / (2 kappa) <= U, and than 2 C_y / lam exactly when lam (kappa - 2) <= 2 kappa^2")
 def prop2_iv_tight(instance, impl=None, precision=None):
     bound = constant(PROP2_IV_TIGHT, instance, precision)
-    norms = [_comparator(instance, n, precision).norm for n in range(1, len(instance["X"]) + 1)]
+    kernel = _prefix_kernel(instance)
+    norms = [_comparator(instance, n, precision, kernel).norm for n in range(1, len(instance["X"]) + 1)]
     worst = max(range(len(norms)), key=lambda index: float(norms[index]))
     return Outcome(margin=float(bound - norms[worst]), scale=float(bound), quantities={"n": worst + 1, "max_norm": float(norms[worst]),
                                                                                         "bound": float(bound)},
@@ -123,10 +136,10 @@ def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, tr
     risks = list(common.regularised_risks(K, instance["loss"], trajectory, instance["lam"], post_update=post_update))
     removed = removed_norms(instance, trajectory) if truncation_term else None
     u = U(instance, precision)
-    worst, excess_needed, margins = None, False, []
+    worst, excess_needed, margins, prefix_kernel = None, False, [], _prefix_kernel(instance)
     for n in range(1, len(risks) + 1):
         lhs = sum(risks[:n]) / n
-        comparator = _comparator(instance, n, precision)
+        comparator = _comparator(instance, n, precision, prefix_kernel)
         values = {"U": u, "lam": instance["lam"], "eta": instance["eta"], "n": n}
         if callable(excess):
             slack = excess(precision=precision, **values)

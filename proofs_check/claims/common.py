@@ -17,7 +17,7 @@ import numpy as np
 import ovk_ref
 from ovk_ref import arithmetic, closeness
 from ovk_ref.arithmetic import Arithmetic
-from ovk_ref.kernels import as_kernel
+from ovk_ref.kernels import OperatorKernel, as_kernel
 from proofs_check import constants, tolerances
 from proofs_check.claims.base import SETTLED_ROUND, Outcome
 
@@ -71,14 +71,92 @@ def rows_norm(values) -> np.ndarray:
     return np.linalg.norm(values, axis=1)
 
 
+#: the fields of an ONORMA record the checks read
+ONORMA_FIELDS = ("predictions", "coefficients", "new_coefficients", "rkhs_norm2", "kernel_evaluations", "support_sizes")
+
+
+def _onorma_fields(record) -> dict:
+    return {name: np.asarray(record[name]) for name in ONORMA_FIELDS}
+
+
+def _onorma_options(instance, precision) -> dict:
+    return dict(lam=instance["lam"], eta=instance["eta"], loss=instance["loss"], truncation=schedule(instance),
+                precision=precision)
+
+
 def run_onorma(impl, instance, X=None, Y=None, precision=None):
     """``impl.onorma`` on the instance (or on the prefix ``X, Y``); fields at the run's precision."""
     if X is None:
         X, Y = arrays(instance)
-    record = impl.onorma(X, Y, instance["kernel"], lam=instance["lam"], eta=instance["eta"], loss=instance["loss"],
-                         truncation=schedule(instance), precision=precision)
-    return {name: np.asarray(record[name]) for name in
-            ("predictions", "coefficients", "new_coefficients", "rkhs_norm2", "kernel_evaluations", "support_sizes")}
+    return _onorma_fields(impl.onorma(X, Y, instance["kernel"], **_onorma_options(instance, precision)))
+
+
+def prefix_records(impl, algorithm: str, X, Y, *arguments, **options) -> list:
+    """``impl.<algorithm>`` (``onorma`` or ``monorma``) run on every prefix ``X[:t], Y[:t]``, t = 1..n: its records. An
+    online algorithm's ``f_t`` depends on the first t examples only; from one run (``impl.<algorithm>_prefixes``,
+    ``ovk_ref.run_prefixes``) when the implementation offers it, else one run per prefix."""
+    prefixes = getattr(impl, f"{algorithm}_prefixes", None)
+    if prefixes is not None:
+        return prefixes(X, Y, *arguments, **options)
+    run = getattr(impl, algorithm)
+    return [run(X[:t], Y[:t], *arguments, **options) for t in range(1, len(X) + 1)]
+
+
+class PointsGram(OperatorKernel):
+    """``kernel``, whose Gram matrices among the rows of ``points`` (a prefix ``points[:t]``, or one point against a
+    prefix) are read off the Gram matrix of all of them, computed once per number type (float64, or mpf at the working
+    precision): the same blocks ``K(x_i, x_j)``, the same numbers, evaluated once instead of once per prefix (``||f_t||``
+    for every t costs n^3 / 3 kernel evaluations, this n^2). Any other Gram matrix is the kernel's own."""
+
+    def __init__(self, kernel, points):
+        self.kernel, self.points = kernel, np.asarray(points, dtype=float)
+        self.d, self.p = kernel.d, kernel.p
+        self._grams = {}
+
+    def __call__(self, x, z):
+        return self.kernel(x, z)
+
+    def to_dict(self) -> dict:
+        return self.kernel.to_dict()
+
+    def _of_points(self, dtype) -> tuple:
+        """The points in the number type ``dtype`` (lifted exactly) and their Gram matrix, computed once."""
+        multiprecision = dtype.kind == "O"
+        key = (dtype.kind, mpmath.mp.prec if multiprecision else None)
+        if key not in self._grams:
+            points = arithmetic.mpf_array(self.points) if multiprecision else self.points
+            self._grams[key] = (points, self.kernel.gram(points))
+        return self._grams[key]
+
+    @staticmethod
+    def _identical(rows, points) -> bool:
+        """The same numbers, bit for bit (a float -0.0 is not 0.0; mpf numbers by their exact value)."""
+        if rows.shape != points.shape or rows.dtype != points.dtype:
+            return False
+        if rows.dtype.kind == "O":
+            return all(a._mpf_ == b._mpf_ for a, b in zip(rows.ravel(), points.ravel()))
+        return rows.tobytes() == points.tobytes()
+
+    def _rows(self, X, points):
+        """``slice`` of ``points`` that ``X`` is: a prefix, or a single point; None otherwise."""
+        if X.ndim != 2 or not 0 < len(X) <= len(points):
+            return None
+        if self._identical(X, points[: len(X)]):
+            return slice(0, len(X))
+        if len(X) == 1:
+            return next((slice(k, k + 1) for k in range(len(points)) if self._identical(X, points[k:k + 1])), None)
+        return None
+
+    def gram(self, X, Z=None) -> np.ndarray:
+        X = np.asarray(X)
+        Z_ = X if Z is None else np.asarray(Z)
+        if X.dtype.kind in "Of" and X.dtype == Z_.dtype and X.dtype.itemsize in (8,):
+            points, G = self._of_points(X.dtype)
+            rows, columns = self._rows(X, points), self._rows(Z_, points)
+            if rows is not None and columns is not None and (Z is None or columns.start == 0):
+                d = self.d
+                return np.array(G[rows.start * d: rows.stop * d, columns.start * d: columns.stop * d])
+        return self.kernel.gram(X, Z)
 
 
 @dataclass
@@ -102,6 +180,10 @@ class Trajectory:
             self._known[key] = (kernel, compute())   # the kernel kept alive: its id is not reused meanwhile
         return self._known[key][1]
 
+    def _on_points(self, kernel) -> PointsGram:
+        """``kernel`` with its Gram matrix on ``x_1..x_n`` computed once (``PointsGram``)."""
+        return self._remembered(("points",), kernel, lambda: PointsGram(kernel, self.X))
+
     def norm(self, kernel, t: int) -> float:
         """``||f_t||_H`` from the Gram matrix (spec 2.3), independent of the implementation's own tracking."""
         if t == 0:
@@ -109,7 +191,7 @@ class Trajectory:
         return self._remembered(("norm", t), kernel, lambda: self._norm(kernel, t))
 
     def _norm(self, kernel, t: int):
-        norm2 = ovk_ref.rkhs_norm2(kernel, self.X[:t], self.coefficients[t - 1])
+        norm2 = ovk_ref.rkhs_norm2(self._on_points(kernel), self.X[:t], self.coefficients[t - 1])
         return arithmetic.sqrt(max(norm2, 0 * norm2))
 
     def value(self, kernel, t: int, x) -> np.ndarray:
@@ -118,18 +200,17 @@ class Trajectory:
             return Arithmetic(self.precision).zeros(self.Y.shape[1])
         x = np.asarray(x)
         value = self._remembered(("value", t, x.dtype.str, x.shape, x.tobytes()), kernel, lambda: ovk_ref.evaluate(
-            kernel, self.X[:t], self.coefficients[t - 1], x[None, :])[0])
+            self._on_points(kernel), self.X[:t], self.coefficients[t - 1], x[None, :])[0])
         return value.copy()
 
 
 def trajectory(impl, instance, precision=None) -> Trajectory:
-    """Every iterate ``f_t``: ``impl.onorma`` run on each prefix of the stream (an online algorithm's ``f_t``
-    depends on the first t examples only)."""
+    """Every iterate ``f_t``: ``impl.onorma`` on each prefix of the stream (``prefix_records``)."""
     X, Y = arrays(instance)
-    record = run_onorma(impl, instance, precision=precision)
-    coefficients = [run_onorma(impl, instance, X[:t], Y[:t], precision)["coefficients"] for t in range(1, len(X))]
-    coefficients.append(record["coefficients"])
-    return Trajectory(X=X, Y=Y, record=record, coefficients=coefficients, precision=precision)
+    records = [_onorma_fields(record) for record in
+               prefix_records(impl, "onorma", X, Y, instance["kernel"], **_onorma_options(instance, precision))]
+    return Trajectory(X=X, Y=Y, record=records[-1], coefficients=[record["coefficients"] for record in records],
+                      precision=precision)
 
 
 def regularised_risks(kernel, loss, trajectory: Trajectory, lam: float, *, post_update: bool) -> np.ndarray:
@@ -228,6 +309,7 @@ class WarmTrajectory:
     start: np.ndarray
     products: np.ndarray
     shift: np.ndarray
+    _on_points: dict = field(default_factory=dict, repr=False, compare=False)
 
     def norm(self, kernel, t: int):
         """``||f_t||_H`` from the Gram matrix of ``z_1..z_k, x_1..x_t`` (spec 2.3)."""
@@ -235,7 +317,9 @@ class WarmTrajectory:
         coefficients = self.products[t] * self.start
         if t:
             coefficients = np.concatenate([coefficients, arithmetic.lift(self.run.coefficients[t - 1], coefficients)])
-        norm2 = ovk_ref.rkhs_norm2(kernel, centres, coefficients)
+        if id(kernel) not in self._on_points:   # the kernel kept alive: its id is not reused meanwhile
+            self._on_points[id(kernel)] = (kernel, PointsGram(kernel, np.vstack([self.centres, self.run.X])))
+        norm2 = ovk_ref.rkhs_norm2(self._on_points[id(kernel)][1], centres, coefficients)
         return arithmetic.sqrt(max(norm2, 0 * norm2))
 
     def predictions(self) -> np.ndarray:

@@ -227,9 +227,9 @@ def _norm_steps(instance, impl, precision=None) -> list:
     X, Y = common.arrays(instance)
     kernels = [ovk_ref.as_kernel(kernel) for kernel in instance["kernels"]]
     steps = []
-    for t in range(1, len(X) + 1):
-        record = impl.monorma(X[:t], Y[:t], instance["kernels"], lam=instance["lam"], eta=instance["eta"], r=instance["r"],
-                              loss=instance["loss"], precision=precision)
+    records = common.prefix_records(impl, "monorma", X, Y, instance["kernels"], lam=instance["lam"], eta=instance["eta"],
+                                    r=instance["r"], loss=instance["loss"], precision=precision)
+    for t, record in enumerate(records, 1):
         delta = np.asarray(record["weights"])[-1]
         coefficients = np.asarray(record["coefficients"], dtype=float)
         norms2 = [explicit.norm2(kernel, X[:t], coefficients) for kernel in kernels]

@@ -115,7 +115,8 @@ class Fault:
             yield self
 
     def implementation(self, algorithms=("onorma", "monorma")):
-        """``onorma``/``monorma`` (those of ``algorithms``) running learner classes that carry the fault: subclasses of
+        """``onorma``/``monorma`` (those of ``algorithms``, and their ``_prefixes``: ``ovk_ref.run_prefixes``) running
+        learner classes that carry the fault: subclasses of
         ``ovk_ref.ONORMA``/``MONORMA`` with the patched methods, nothing changed for any other caller. Only for faults
         whose every patch is a method of a learner class."""
         learners = {"onorma": ovk_ref.ONORMA, "monorma": ovk_ref.MONORMA}
@@ -127,21 +128,23 @@ class Fault:
                 if not (isinstance(patch.owner, type) and issubclass(base, patch.owner)):
                     raise TypeError(f"fault {self.name} patches {patch.target}, not a method of {base.__name__}")
                 methods[patch.name] = patch.make(getattr(base, patch.name))
-            functions[algorithm] = _RUNNERS[algorithm](type(f"{base.__name__}_{self.name}", (base,), methods))
+            learner_class = type(f"{base.__name__}_{self.name}", (base,), methods)
+            functions[algorithm] = _RUNNERS[algorithm](learner_class, ovk_ref.run_stream)
+            functions[f"{algorithm}_prefixes"] = _RUNNERS[algorithm](learner_class, ovk_ref.run_prefixes)
         return types.SimpleNamespace(**functions)
 
 
-def _onorma_runner(learner_class):
+def _onorma_runner(learner_class, run):
     def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision=None):
         learner = learner_class(kernel, lam=lam, eta=eta, loss=loss, truncation=truncation, precision=precision)
-        return ovk_ref.run_onorma(learner, X, Y)
+        return run(learner, X, Y)
     return onorma
 
 
-def _monorma_runner(learner_class):
+def _monorma_runner(learner_class, run):
     def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", precision=None):
         learner = learner_class(kernels, lam=lam, eta=eta, r=r, loss=loss, all_zero=all_zero, precision=precision)
-        return ovk_ref.run_monorma(learner, X, Y)
+        return run(learner, X, Y)
     return monorma
 
 

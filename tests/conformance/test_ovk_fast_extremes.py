@@ -15,6 +15,7 @@ subgradients: an O(1) difference that is no error). Each disagreement the search
 with the fix planted away to show it caught.
 """
 import importlib
+import threading
 import warnings
 from contextlib import ExitStack, contextmanager
 from unittest import mock
@@ -45,6 +46,7 @@ from proofs_check import strategies
 literal_range = importlib.import_module("ovk_fast.literal_range")
 literal_rounds = importlib.import_module("ovk_fast.literal_rounds")
 onorma_module = importlib.import_module("ovk_fast.onorma")
+look_ahead_module = importlib.import_module("ovk_fast.look_ahead")
 magnitude = literal_range.magnitude
 
 #: losses whose gradient is continuous in the prediction: their records are compared (module docstring)
@@ -484,27 +486,39 @@ def test_a_non_finite_number_of_ovk_fast_is_run_literally():
             assert_engines_agree("onorma", X, Y, kernels, {"loss": "squared", **_STEP})
 
 
-def test_floating_point_errors_on_ovk_fasts_threads_are_the_runs_own():
-    """numpy's error handling is per thread: a run's tiles on the pool's threads (several tiles of 2 points) ignore
-    overflow as the run does, and the run says its divergence once (a DivergenceWarning); with the threads planted
-    back to numpy's default, an overflow in a tile is a RuntimeWarning (an error under the test suite's filter)."""
+@pytest.mark.parametrize("truncation", [None, 3], ids=["next block started on the pool", "tiles on the pool"])
+def test_floating_point_errors_on_ovk_fasts_threads_are_the_runs_own(truncation):
+    """numpy's error handling is per thread: a run's tiles on the pool's threads (several tiles of 2 points: the
+    next block's, started while a block runs, and with truncation a block's own, ``map_in_order``) ignore overflow
+    as the run does, and the run says its divergence once (a DivergenceWarning); with the threads planted back to
+    numpy's default, an overflow in a tile is a RuntimeWarning (an error under the test suite's filter). The next
+    block's tiles are shared between the pool and the run's thread: each run waits until the pool has taken one."""
     threads = importlib.import_module("ovk_fast.threads")
     X, Y = np.full((8, 1), 1e78), np.ones((8, 1))
     kernel = _separable(ovk_ref.Polynomial(2, 1.0), 1.0)
 
+    def started_on_the_pool(function, items):
+        items, taken = list(items), threading.Event()
+
+        def item_run(item):
+            if threading.current_thread() is not threading.main_thread():
+                taken.set()
+            return function(item)
+
+        shared = threads.map_in_background(item_run, items)
+        assert not items or taken.wait(timeout=60), "the pool took none of the next block's tiles"
+        return shared
+
     def run():
-        with warnings.catch_warnings(record=True) as caught, _engine((2, 0.9, 2)), mock.patch.object(threads, "THREADS", 2):
+        with warnings.catch_warnings(record=True) as caught, _engine((2, 0.9, 2)), \
+                mock.patch.object(threads, "THREADS", 2), mock.patch.object(look_ahead_module, "map_in_background",
+                                                                            started_on_the_pool):
             warnings.simplefilter("always")
-            ovk_fast.onorma(X, Y, kernel, **_STEP)
+            ovk_fast.onorma(X, Y, kernel, truncation=truncation, **_STEP)
         return [type(warning.message) for warning in caught]
 
     assert run() == [divergence.DivergenceWarning]
-
-    def without_errstate(function, items):
-        items = list(items)
-        return [result for chunk in threads._pool[1].map(lambda item: [function(item)], items) for result in chunk]
-
-    with mock.patch.object(importlib.import_module("ovk_fast.stored_rows"), "map_in_order", without_errstate):
+    with mock.patch.object(threads, "_under_errstate", lambda function: function):
         assert RuntimeWarning in run()
 
 
