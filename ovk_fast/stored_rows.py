@@ -106,8 +106,8 @@ class SeparableTiles:
 
     Per distinct scalar ``s``, ``P_s = sum_tiles s(X, Z_tile) C_tile`` (n_x x d); then
     ``out[k] = sum_s P_s Bsum_ks^T`` with ``Bsum_ks`` the sum of kernel k's ``B`` on scalar s; a tile takes its
-    coefficients ``C_tile`` times ``scale`` (each product as numpy's ``C * scale``: ``ovk_fast.onorma`` starts the
-    next block's tiles before that block's start folds its scale into the stored coefficients). The Gaussians'
+    coefficients ``C_tile`` times ``scale`` (each product as numpy's ``C * scale``: ``ovk_fast.look_ahead`` starts
+    the next block's tiles before that block's start folds its scale into the stored coefficients). The Gaussians'
     exponents come from one GEMM per tile: on ``operands`` ``(left, right)`` sliced from the stream's
     (``stream_operands``) where given, else on the queries' operand built once (``distances.Expansion``) and the
     tile's built in the tile; with a single bandwidth the factor ``1/mu`` is folded in, so the GEMM gives the
