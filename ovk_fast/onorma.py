@@ -218,7 +218,7 @@ class _Run:
         X, Y, before = self.X, self.Y, self.before
         eta_t, c_t, scales = self._schedule(start, stop)
         stop = start + len(scales)
-        applied, own = self.ahead.take((start, stop))           # before the fold: its jobs read the stored beta
+        applied, jobs = self.ahead.take((start, stop))          # before the fold: its jobs read the stored beta
         self.ring.beta *= self.scale        # fold the scale: stored beta are alpha_{i,start-1} now
         queries = X[start:stop]
         old = applied[0] if applied is not None else self._old_terms(range(start, stop), before[start:stop])
@@ -226,7 +226,7 @@ class _Run:
         firsts = np.maximum(before[start:stop] - start, 0)
         steps = -eta_t
         records = self.predictions[start:stop], self.new_coefficients[start:stop]
-        own = own[0] if own else None
+        own = jobs[0] if jobs else None     # the own values job's result (_own_values)
         beta = self._compiled_rounds(start, stop, old, firsts, scales, steps, records, own) if compiled.AVAILABLE else None
         if beta is None:
             rows = self._own_rows(start, stop)

@@ -150,7 +150,7 @@ class PointsGram(OperatorKernel):
     def gram(self, X, Z=None) -> np.ndarray:
         X = np.asarray(X)
         Z_ = X if Z is None else np.asarray(Z)
-        if X.dtype.kind in "Of" and X.dtype == Z_.dtype and X.dtype.itemsize in (8,):
+        if X.dtype.kind in "Of" and X.dtype == Z_.dtype and X.dtype.itemsize == 8:
             points, G = self._of_points(X.dtype)
             rows, columns = self._rows(X, points), self._rows(Z_, points)
             if rows is not None and columns is not None and (Z is None or columns.start == 0):

@@ -182,9 +182,9 @@ LOOK_AHEAD_FAULTS = {
     "one buffer for ONORMA's own values of a block and the next": (
         "onorma", ("        self.own_buffers.reverse()\n", ""), {"eager"}),
     "ONORMA's fold before the next block's jobs are taken": (
-        "onorma", ("        applied, own = self.ahead.take((start, stop))           # before the fold: its jobs read the "
+        "onorma", ("        applied, jobs = self.ahead.take((start, stop))          # before the fold: its jobs read the "
                    "stored beta\n        self.ring.beta *= self.scale",
-                   "        self.ring.beta *= self.scale\n        applied, own = self.ahead.take((start, stop))"),
+                   "        self.ring.beta *= self.scale\n        applied, jobs = self.ahead.take((start, stop))"),
         {"lazy"}),
     "MONORMA's fold before the next block's jobs are taken": (
         "monorma", ("            old, _ = ahead.take((start, stop))          # before the fold: its jobs read the "
