@@ -122,13 +122,26 @@ def _check(args) -> None:
 
 class _Signals:
     """While the run lasts, SIGINT and SIGTERM raise ``Interrupted`` (so every process is ended and the reports
-    are written) instead of killing the oracle and leaving the implementation's processes behind."""
+    are written) instead of killing the oracle and leaving the implementation's processes behind.
+
+    The handler also notes the signal: an exception raised between two bytecodes can be dropped without a trace
+    where C code clears errors (a dict lookup calling a key's ``__eq__``, say), where the unraisable hook that
+    delivers it again (``interruption``) never sees it; ``check`` raises it again at the run's next step (seen
+    in CI: a SIGTERM during the preparation, and the run went on to its end with exit 0)."""
 
     def __enter__(self):
+        self.received = None
+
         def interrupt(number, frame):
+            self.received = number
             raise Interrupted(*SIGNALS[number], signum=number)   # signum: delivered again if swallowed
         self.previous = {number: signal.signal(number, interrupt) for number in SIGNALS}
         return self
+
+    def check(self) -> None:
+        """Raise ``Interrupted`` for a signal that came and whose exception was dropped."""
+        if self.received is not None:
+            raise Interrupted(*SIGNALS[self.received], signum=self.received)
 
     def __exit__(self, *exc):
         for number, handler in self.previous.items():
@@ -189,7 +202,7 @@ def run_command(args) -> int:
 
     report = None
     try:
-        with _Signals(), contextlib.ExitStack() as hosts:
+        with _Signals() as signals, contextlib.ExitStack() as hosts:
             with front_door():   # the oracle's files, the implementation's loading and its declared scope
                 try:
                     seal = Seal()
@@ -210,8 +223,11 @@ def run_command(args) -> int:
                 except IntegrityError as error:   # no verdict without a trusted oracle; the JSON report says why
                     _write_reports(args, json.dumps({"passed": False, "error": str(error)}, indent=1) + "\n")
                     raise
+            signals.check()
             report = execute(prepared, progress=sys.stderr, reruns=reruns, timeout=args.timeout,
                              deadline=deadline, expectations=expectations, seal=seal)
+            if not report.stopped:      # a report that stopped says so itself
+                signals.check()
             shrunk = [] if report.stopped else _shrink(args, host, report, cases, deadline)
     except Exception as error:   # a failure of the oracle itself: the processes are ended, the reports say why
         if not isinstance(error, UsageError) or report is not None:
