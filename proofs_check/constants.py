@@ -112,6 +112,14 @@ def _contending_vertices(kernel, p_: int) -> list:
     return [v for v, top in zip(vertices, tops) if top >= tops.max() - tolerances.KAPPA2_CONTENDER_GAP * abs(tops.max())]
 
 
+def feature_blocks(kernel: Feature, p_: int) -> list:
+    """``K(v, v) = A(v) A(v)^T`` at DIGITS digits (mpf object arrays: a float product could round down) through the
+    kernel's own code, at the contending vertices of ``[0, 1]^p`` (``_contending_vertices``)."""
+    with mpmath.workdps(DIGITS):
+        vertices = [np.array([mpmath.mpf(c) for c in v], dtype=object) for v in _contending_vertices(kernel, p_)]
+        return [kernel(v, v) for v in vertices]
+
+
 def kappa2(kernel, p_: int) -> mpmath.mpf:
     """``kappa^2 >= sup_{x in [0,1]^p} ||K(x,x)||_op`` (Hypothesis 1; spec 3; equality except for sums), remembered
     per kernel (its portable form) and ``p``: a search draws the same kernel again and again while it varies the
@@ -137,10 +145,9 @@ def _kappa2(portable: str, p_: int) -> mpmath.mpf:
             return sup * _largest_eigenvalue(kernel.B)
     if isinstance(kernel, LinearQuadratic):
         return evaluate(LINEAR_QUADRATIC_KAPPA2, p=p_, mu=kernel.mu, d=kernel.d)
-    if isinstance(kernel, Feature):   # K(v, v) = A(v) A(v)^T computed in mpmath: a float product could round down
+    if isinstance(kernel, Feature):
         with mpmath.workdps(DIGITS):
-            vertices = [np.array([mpmath.mpf(c) for c in v], dtype=object) for v in _contending_vertices(kernel, p_)]
-            return max(_largest_eigenvalue(kernel(v, v)) for v in vertices)
+            return max(_largest_eigenvalue(block) for block in feature_blocks(kernel, p_))
     if isinstance(kernel, WeightedSum):
         with mpmath.workdps(DIGITS):
             return mpmath.fsum(exact_mpf(weight) * kappa2(term, p_) for weight, term in kernel.terms)
@@ -150,14 +157,15 @@ def _kappa2(portable: str, p_: int) -> mpmath.mpf:
 def kappa2_ceiling(kernel, p_: int) -> float:
     """The smallest float ``>= kappa2(kernel, p)``: the ``kappa2`` an instance carries, so that it still bounds
     ``||K(x,x)||_op`` (Hypothesis 1). Read off a ball of FLINT's arb where that ball decides it
-    (``kappa2_ball.certified_ceiling``: 40 us instead of a 60-digit eigenvalue problem), from ``kappa2`` otherwise."""
+    (``kappa2_ball.certified_ceiling``: 40-120 us instead of a 60-digit eigenvalue problem), from ``kappa2`` otherwise."""
     kernel = as_kernel(kernel)
     return _kappa2_ceiling(json.dumps(kernel.to_dict(), sort_keys=True), p_)
 
 
 @functools.lru_cache(maxsize=4096)
 def _kappa2_ceiling(portable: str, p_: int) -> float:
-    certified = kappa2_ball.certified_ceiling(as_kernel(json.loads(portable)), p_, SCALAR_SUP, LINEAR_QUADRATIC_KAPPA2)
+    certified = kappa2_ball.certified_ceiling(as_kernel(json.loads(portable)), p_, SCALAR_SUP, LINEAR_QUADRATIC_KAPPA2,
+                                              feature_blocks)
     return _exact_kappa2_ceiling(portable, p_) if certified is None else certified
 
 

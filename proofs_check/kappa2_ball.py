@@ -3,10 +3,11 @@ carries (Hypothesis 1; spec 3).
 
 An instance's ``kappa2`` is the smallest float ``>= kappa^2`` (``constants.kappa2_ceiling``). ``constants.kappa2``
 computes ``kappa^2`` with mpmath at 60 digits (eigenvalue problems by Jacobi iterations in Python: about 0.5 ms for
-a 3 x 3 matrix), once per kernel a search draws. ``ball(kernel, p)`` encloses the same number, by the same formulas
-(the largest eigenvalue of ``B`` times the scalar kernel's sup for a separable kernel, ``p (mu d + (1 - mu) p)``,
-weighted sums of these; not feature kernels, see ``ball``), with FLINT's rigorous eigenvalue enclosures
-(``acb_mat.eig``: about 40 us). ``certified_ceiling`` reads the float off the
+a 3 x 3 matrix, 1 ms for 4 x 4), once per kernel a search draws. ``ball(kernel, p)`` encloses the same number, by
+the same formulas (the largest eigenvalue of ``B`` times the scalar kernel's sup for a separable kernel,
+``p (mu d + (1 - mu) p)``, for a feature kernel the largest eigenvalue of the same 60-digit ``K(v, v)`` at the
+contending vertices, weighted sums of these), with FLINT's rigorous eigenvalue enclosures (``acb_mat.eig``: about
+40 us, 120 us for 4 x 4). ``certified_ceiling`` reads the float off the
 ball when every number of the ball, widened by ``tolerances.KAPPA2_EXACT_PATH_ERROR``, has the same smallest float
 ``>=`` it, and returns None otherwise (a ball that straddles a float, as ``kappa^2 = 1`` exactly does; FLINT failing
 to isolate an eigenvalue; python-flint not installed): the caller then takes the 60-digit path. Either way the
@@ -21,7 +22,7 @@ import math
 import numpy as np
 import sympy as sp
 
-from ovk_ref.kernels import LinearQuadratic, Separable, WeightedSum
+from ovk_ref.kernels import Feature, LinearQuadratic, Separable, WeightedSum
 from proofs_check import tolerances
 
 #: working precision of the balls (bits): kappa^2 to about 75 digits, far below KAPPA2_EXACT_PATH_ERROR
@@ -80,13 +81,36 @@ def largest(balls):
     return low.union(high)
 
 
-def ball(kernel, p: int, scalar_sups, linear_quadratic_kappa2):
-    """``kappa^2`` of ``kernel`` on ``[0, 1]^p`` as an arb ball, by ``constants.kappa2``'s formulas (its ``SCALAR_SUP`` and
-    ``LINEAR_QUADRATIC_KAPPA2`` are passed in, so that the two paths read the same definitions). Raises ``Uncertified``
-    where FLINT gives no enclosure, and for a feature kernel (or a sum holding one): its kappa^2 is computed through
-    the kernel's own code (``K(v, v)`` at the box's vertices), which a planted fault of ``ovk-check sensitivity`` may
-    change, and a ball built from ``M`` would not see that fault, so that the instance would differ from the 60-digit
-    path's."""
+def exact_ball(flint, value):
+    """The float or mpf ``value`` as an exact arb number (an mpf is ``(-1)^sign man 2^exp``)."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise Uncertified(f"a K(v, v) entry is {value}")
+        return flint.arb(value)
+    sign, man, exp, _ = value._mpf_
+    if not man and exp:   # mpmath's inf and nan have mantissa 0 and a non-zero special exponent
+        raise Uncertified(f"a K(v, v) entry is {value}")
+    return flint.arb((-man if sign else man, exp))   # the midpoint (man, exp) exactly, radius 0
+
+
+def feature_ball(flint, blocks):
+    """The largest eigenvalue over the 60-digit blocks ``K(v, v)`` (``constants.feature_blocks``: through the kernel's
+    own code, so that a planted fault of ``ovk-check sensitivity`` reaches the ball as it reaches the 60-digit path).
+    A block that is not exactly symmetric (a planted fault may make it so) is Uncertified: mpmath's symmetric
+    eigensolver and FLINT's general one would not read it alike."""
+    balls = []
+    for block in blocks:
+        rows = np.asarray(block, dtype=object).tolist()
+        if any(rows[i][j] != rows[j][i] for i in range(len(rows)) for j in range(i)):
+            raise Uncertified("K(v, v) is not exactly symmetric")
+        balls.append(largest_eigenvalue(flint, [[exact_ball(flint, value) for value in row] for row in rows]))
+    return largest(balls)
+
+
+def ball(kernel, p: int, scalar_sups, linear_quadratic_kappa2, feature_blocks):
+    """``kappa^2`` of ``kernel`` on ``[0, 1]^p`` as an arb ball, by ``constants.kappa2``'s formulas (its ``SCALAR_SUP``,
+    ``LINEAR_QUADRATIC_KAPPA2`` and ``feature_blocks`` are passed in, so that the two paths read the same definitions and
+    the same 60-digit ``K(v, v)``). Raises ``Uncertified`` where FLINT gives no enclosure."""
     flint = _flint()
     if isinstance(kernel, Separable):
         scalar = kernel.scalar
@@ -94,9 +118,11 @@ def ball(kernel, p: int, scalar_sups, linear_quadratic_kappa2):
         return sup * largest_eigenvalue(flint, np.asarray(kernel.B, dtype=float).tolist())
     if isinstance(kernel, LinearQuadratic):
         return closed_form(flint, linear_quadratic_kappa2, p=p, mu=kernel.mu, d=kernel.d)
+    if isinstance(kernel, Feature):
+        return feature_ball(flint, feature_blocks(kernel, p))
     if isinstance(kernel, WeightedSum):
-        return sum((flint.arb(weight) * ball(term, p, scalar_sups, linear_quadratic_kappa2) for weight, term in kernel.terms),
-                   flint.arb(0))
+        return sum((flint.arb(weight) * ball(term, p, scalar_sups, linear_quadratic_kappa2, feature_blocks)
+                    for weight, term in kernel.terms), flint.arb(0))
     raise Uncertified(f"no ball for {type(kernel).__name__}: the 60-digit path")
 
 
@@ -123,7 +149,7 @@ def _precision(flint):
         flint.ctx.prec = saved
 
 
-def certified_ceiling(kernel, p: int, scalar_sups, linear_quadratic_kappa2) -> float | None:
+def certified_ceiling(kernel, p: int, scalar_sups, linear_quadratic_kappa2, feature_blocks) -> float | None:
     """The smallest float ``>= kappa^2``, read off the ball when every number within ``KAPPA2_EXACT_PATH_ERROR``
     (relative) of it has the same one, hence also the 60-digit value of ``constants.kappa2``; None otherwise."""
     flint = _flint()
@@ -131,7 +157,7 @@ def certified_ceiling(kernel, p: int, scalar_sups, linear_quadratic_kappa2) -> f
         return None
     with _precision(flint):
         try:
-            enclosure = ball(kernel, p, scalar_sups, linear_quadratic_kappa2)
+            enclosure = ball(kernel, p, scalar_sups, linear_quadratic_kappa2, feature_blocks)
         except Uncertified:
             return None
         if not enclosure.is_finite() or not enclosure > 0:

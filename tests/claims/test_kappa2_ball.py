@@ -1,7 +1,7 @@
 """kappa^2 read off a ball of FLINT's arb (proofs_check.kappa2_ball) gives an instance the same float as the 60-digit
 path of constants.kappa2: the smallest float >= kappa^2. The certified path and the fallback are both taken, and a
 wrong ball (planted below) is caught by the same comparison. A planted fault in a feature kernel's code reaches the
-instance's kappa^2 as it did before the ball existed (ovk-check sensitivity's matrix stays the same)."""
+instance's kappa^2 by either path, as it did before the ball existed (ovk-check sensitivity's matrix stays the same)."""
 from __future__ import annotations
 
 import json
@@ -20,7 +20,8 @@ def _portable(kernel) -> str:
 
 
 def _certified(kernel, p):
-    return kappa2_ball.certified_ceiling(ovk_ref.as_kernel(kernel), p, constants.SCALAR_SUP, constants.LINEAR_QUADRATIC_KAPPA2)
+    return kappa2_ball.certified_ceiling(ovk_ref.as_kernel(kernel), p, constants.SCALAR_SUP, constants.LINEAR_QUADRATIC_KAPPA2,
+                                         constants.feature_blocks)
 
 
 def _exact(kernel, p) -> float:
@@ -56,10 +57,10 @@ def test_every_certified_float_is_the_exact_paths():
     kernels = _kernels()
     assert _disagreements(kernels) == []
     undecided = [(kernel.to_dict()["type"], kernel.d) for kernel, p in kernels if _certified(kernel, p) is None]
-    # the ball decides all but feature kernels (computed through the kernel's own code: the 60-digit path) and the
-    # kernels whose kappa^2 is a product of a few floats, often a float itself
-    assert all(kind in ("feature", "sum", "linear_quadratic") or d == 1 for kind, d in undecided), undecided
-    assert len(undecided) <= 14 and ("feature", 2) in undecided, undecided
+    # the ball decides all but the kernels whose kappa^2 is a product of a few floats, often a float itself
+    assert all(kind == "linear_quadratic" or d == 1 for kind, d in undecided), undecided
+    assert len(undecided) <= 8, undecided
+    assert all(_certified(kernel, p) is not None for kernel, p in kernels if isinstance(kernel, ovk_ref.Feature) and kernel.d > 1)
 
 
 @settings(max_examples=60, deadline=None)
@@ -108,11 +109,57 @@ def _smallest_eigenvalue(flint, rows):
     return min((value.real for value in eigenvalues), key=lambda value: float(value.mid()))
 
 
-@pytest.mark.parametrize("fault", ["ulps_up", "smallest_eigenvalue"])
+def _mantissa_sign_dropped(flint, value):
+    """Planted fault: an mpf entry of K(v, v) read without its sign (|x| for x)."""
+    _, man, exp, _ = value._mpf_
+    return flint.arb((man, exp))
+
+
+def _feature_kernels():
+    """Feature kernels with blocks of mixed signs, d = 1..4, fixed by a seed."""
+    rng = np.random.default_rng(7)
+    return [(ovk_ref.Feature(rng.standard_normal((p + 1, d, q))), p)
+            for d, p, q in ((1, 2, 2), (2, 3, 2), (3, 2, 3), (4, 4, 4), (3, 3, 4), (2, 1, 3))]
+
+
+@pytest.mark.parametrize("fault", ["ulps_up", "smallest_eigenvalue", "mantissa_sign_dropped"])
 def test_a_wrong_ball_is_caught(monkeypatch, fault):
+    if fault == "mantissa_sign_dropped":
+        monkeypatch.setattr(kappa2_ball, "exact_ball", _mantissa_sign_dropped)
+        # |K| has K's eigenvalues when its sign pattern is that of a diagonal similarity (rank one, or by chance)
+        assert len(_disagreements(_feature_kernels())) >= 1
+        return
     wrong = _ulps_up(kappa2_ball.largest_eigenvalue) if fault == "ulps_up" else _smallest_eigenvalue
     monkeypatch.setattr(kappa2_ball, "largest_eigenvalue", wrong)
     assert len(_disagreements(_kernels())) >= 3
+
+
+def test_feature_kernels_take_the_ball_and_agree_with_the_60_digit_path():
+    kernels = _feature_kernels()
+    assert _disagreements(kernels) == []
+    assert all(_certified(kernel, p) is not None for kernel, p in kernels)
+
+
+def test_a_feature_block_not_exactly_symmetric_goes_to_the_60_digit_path(monkeypatch):
+    """A faulty kernel whose K(v, v) is not symmetric: FLINT's general eigensolver and mpmath's symmetric one would
+    read it differently, so the ball is not used."""
+    kernel, p = _feature_kernels()[2]
+    blocks = constants.feature_blocks(kernel, p)
+    skewed = [block + np.triu(np.ones_like(block, dtype=float) * 1e-3, 1).astype(object) for block in blocks]
+    monkeypatch.setattr(constants, "feature_blocks", lambda kernel, p: skewed)
+    with pytest.raises(kappa2_ball.Uncertified):
+        kappa2_ball.feature_ball(kappa2_ball._flint(), skewed)
+    assert _certified(kernel, p) is None
+
+
+@pytest.mark.parametrize("entry", [float("nan"), float("inf")])
+def test_a_feature_block_with_a_non_finite_entry_is_uncertified(entry):
+    import mpmath
+
+    flint = kappa2_ball._flint()
+    for value in (entry, mpmath.mpf(entry)):
+        with pytest.raises(kappa2_ball.Uncertified):
+            kappa2_ball.feature_ball(flint, [np.array([[value]], dtype=object)])
 
 
 def test_a_fault_in_a_feature_kernels_code_reaches_its_kappa2_as_on_the_60_digit_path():
