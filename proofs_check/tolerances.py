@@ -30,6 +30,13 @@ KAPPA2_CONTENDER_GAP = 1e-6
 #: then certainly among them, and gives that float too. A float within this of a ball sends it to the 60-digit path.
 KAPPA2_EXACT_PATH_ERROR = 1e-45
 
+# --- Theorem 2's schedule written out (proofs_check.claims.onorma.schedule_formula) ---------------------------------
+#: a threshold ``ceil(k^(1/a))`` is read off the float64 power ``k ** float(1/a)`` only when that power is farther than
+#: this (relative) from every integer: for k <= 10^5 and 1/a in (1, 2) the float is within about
+#: (ln k + 2) eps ~ 3e-15 (relative) of the exact power, 3e5 times less than this, so both have the same ceiling.
+#: Nearer an integer (exact powers such as 8^(5/3) = 32 among them) the threshold is computed at 60 digits.
+SCHEDULE_FORMULA_FLOAT_GUARD = 1e-9
+
 # --- certified comparators for non-squared losses (proofs_check.comparators, spec 11) -----------------
 #: BFGS stops once ||grad F(w)|| <= this. The certified bound ||f_n|| <= ||w|| + ||grad F(w)|| / lam then
 #: exceeds the true norm by at most 2 * this / lam (strong convexity), so a claim that is tight, as

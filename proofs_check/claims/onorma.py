@@ -1,6 +1,8 @@
 """Claims on Algorithm 1, ONORMA (spec 5, C5-C13, C23, E1, E3): run through ``impl.onorma``."""
 from __future__ import annotations
 
+import math
+
 import mpmath
 import numpy as np
 from hypothesis import strategies as st
@@ -136,13 +138,20 @@ SCHEDULE_FORMULA_DIGITS, SCHEDULE_FORMULA_SNAP = 60, 1e-40
 def schedule_formula(t0: int, epsilon: float, horizon: int) -> list:
     """``[s_1, ..., s_horizon]``: ``s_t = t`` for ``t <= t0``, else ``t0 + floor(b^a)`` with ``b = t - t0`` and
     ``a = 1/2 + epsilon``, ``epsilon`` the decimal it prints as (spec 5.3). Evaluated here, not with ovk_ref's code:
-    ``floor(b^a)`` counts the ``k >= 1`` whose threshold ``ceil(k^(1/a))`` (mpmath, ``SCHEDULE_FORMULA_DIGITS``
-    digits) is at most ``b``; an exact power (``32^0.6 = 8``) lands on its integer."""
+    ``floor(b^a)`` counts the ``k >= 1`` whose threshold ``ceil(k^(1/a))`` is at most ``b``; an exact power
+    (``32^0.6 = 8``) lands on its integer. A threshold is read off the float64 power where that is farther than
+    ``tolerances.SCHEDULE_FORMULA_FLOAT_GUARD`` from every integer (the same ceiling), else computed with mpmath at
+    ``SCHEDULE_FORMULA_DIGITS`` digits."""
     with mpmath.workdps(SCHEDULE_FORMULA_DIGITS):
         inverse = 1 / (mpmath.mpf(1) / 2 + mpmath.mpf(repr(epsilon)))
+        inverse_float = float(inverse)
         thresholds, k = [], 1
         while not thresholds or thresholds[-1] <= horizon:
-            thresholds.append(int(mpmath.ceil(mpmath.power(k, inverse) - SCHEDULE_FORMULA_SNAP)))
+            power = k ** inverse_float
+            if abs(power - round(power)) > tolerances.SCHEDULE_FORMULA_FLOAT_GUARD * power:
+                thresholds.append(math.ceil(power))
+            else:
+                thresholds.append(int(mpmath.ceil(mpmath.power(k, inverse) - SCHEDULE_FORMULA_SNAP)))
             k += 1
     floors = np.searchsorted(np.array(thresholds), np.arange(1, horizon + 1), side="right")   # #{k: threshold_k <= b}
     return [t if t <= t0 else t0 + int(floors[t - t0 - 1]) for t in range(1, horizon + 1)]

@@ -9,6 +9,8 @@ from ref_checks import assert_rounds_close, shrink_products, step_sizes
 import ovk_ref
 from ovk_ref import tolerances
 from proofs_check import strategies
+from proofs_check import tolerances as proofs_tolerances
+from proofs_check.claims.onorma import schedule_formula
 
 
 @given(strategies.problems())
@@ -141,6 +143,27 @@ def test_theorem2_schedule_formula_and_facts(t0, hundredths, horizon):
     if horizon >= t0 + 2:
         assert cuts[t0 + 1] == 1
     assert all(later - earlier in (0, 1) for earlier, later in zip(cuts, cuts[1:]))
+
+
+def exact_schedule(t0: int, hundredths: int, horizon: int) -> list:
+    """``s_t`` with ``epsilon = hundredths / 100`` by integer arithmetic: ``floor(b^((50 + hundredths) / 100))``."""
+    return [t if t <= t0 else t0 + integer_power_floor(t - t0, 50 + hundredths, 100) for t in range(1, horizon + 1)]
+
+
+@given(st.integers(1, 50), st.integers(1, 49))
+@example(1, 10)   # 1/a = 5/3: k = 8 gives 32 exactly, where float64 gives 31.999...
+@example(7, 25)   # 1/a = 4/3
+def test_the_claims_schedule_formula_is_the_exact_schedule(t0, hundredths):
+    """``trunc.schedule``'s own evaluation (``claims.onorma.schedule_formula``: a threshold read off the float64 power
+    only away from integers) is the schedule of exact integer arithmetic, exact powers included."""
+    assert schedule_formula(t0, hundredths / 100, 2000) == exact_schedule(t0, hundredths, 2000)
+
+
+def test_the_claims_schedule_formula_without_its_guard_misses_exact_powers(monkeypatch):
+    """Planted fault: every threshold read off the float64 power (``SCHEDULE_FORMULA_FLOAT_GUARD`` 0)."""
+    monkeypatch.setattr(proofs_tolerances, "SCHEDULE_FORMULA_FLOAT_GUARD", 0.0)
+    assert [hundredths for hundredths in (10, 20, 25, 40)
+            if schedule_formula(1, hundredths / 100, 2000) != exact_schedule(1, hundredths, 2000)]
 
 
 @st.composite
