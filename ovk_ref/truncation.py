@@ -38,11 +38,12 @@ class Theorem2Schedule:
         if not 0 < epsilon < 0.5:
             raise ValueError(f"epsilon must lie in (0, 1/2) (Theorem 2), got {epsilon!r}")
         self.epsilon = epsilon
+        self.epsilon_text = repr(epsilon)   # the decimal epsilon prints as
 
     def __call__(self, t: int) -> int:
         if t <= self.t0:
             return t
-        return self.t0 + _floor_power(t - self.t0, repr(self.epsilon))
+        return self.t0 + _floor_power(t - self.t0, self.epsilon_text)
 
     def __repr__(self) -> str:
         return f"Theorem2Schedule(t0={self.t0}, epsilon={self.epsilon})"

@@ -290,7 +290,9 @@ def settled(margins) -> float | None:
     """The smallest of the relative ``margins`` of rounds (prefixes) ``t = 1, 2, ...`` from ``SETTLED_ROUND`` on;
     None when there are fewer rounds (``Outcome.settled``)."""
     later = [float(margin) for margin in list(margins)[SETTLED_ROUND - 1:]]
-    return min(later, key=lambda margin: (not math.isnan(margin), margin)) if later else None
+    if not later:
+        return None
+    return math.nan if any(map(math.isnan, later)) else min(later)
 
 
 @dataclass
