@@ -178,7 +178,7 @@ def removed_norms(instance, trajectory, precision=None) -> np.ndarray:
                 untruncated[: t - 1] = shrink[t - 1] * arithmetic.lift(trajectory.coefficients[t - 2], untruncated)
             untruncated[t - 1] = arithmetic.lift(trajectory.record["new_coefficients"][t - 1], untruncated)
             delta = untruncated - arithmetic.lift(trajectory.coefficients[t - 1], untruncated)
-            norm2 = ovk_ref.rkhs_norm2(K, trajectory.X[:t], delta)
+            norm2 = ovk_ref.rkhs_norm2(trajectory.points_gram(K), trajectory.X[:t], delta)
             norms.append(arithmetic.sqrt(max(norm2, 0 * norm2)))
     return np.array(norms, dtype=object if precision else float)
 
@@ -294,7 +294,8 @@ def theorem1_descent(instance, impl, precision=None):
     before = common.regularised_risks(K, loss, trajectory, lam, post_update=False)
     worst, margins, moved = None, [], False
     for t in range(1, n + 1):
-        gradient2 = ovk_ref.rkhs_norm2(K, trajectory.X[:t], _gradient_coefficients(trajectory, K, loss, lam, t))
+        gradient2 = ovk_ref.rkhs_norm2(trajectory.points_gram(K), trajectory.X[:t],
+                                       _gradient_coefficients(trajectory, K, loss, lam, t))
         eta_t = etas[t - 1]
         decrease = eta_t * gradient2
         bound = before[t - 1] - eta_t * (1 - eta_t * L / 2) * gradient2

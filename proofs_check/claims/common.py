@@ -180,8 +180,9 @@ class Trajectory:
             self._known[key] = (kernel, compute())   # the kernel kept alive: its id is not reused meanwhile
         return self._known[key][1]
 
-    def _on_points(self, kernel) -> PointsGram:
-        """``kernel`` with its Gram matrix on ``x_1..x_n`` computed once (``PointsGram``)."""
+    def points_gram(self, kernel) -> PointsGram:
+        """``kernel`` with its Gram matrix on ``x_1..x_n`` computed once (``PointsGram``): for the norms and values of
+        any coefficients on a prefix of the stream."""
         return self._remembered(("points",), kernel, lambda: PointsGram(kernel, self.X))
 
     def norm(self, kernel, t: int) -> float:
@@ -191,7 +192,7 @@ class Trajectory:
         return self._remembered(("norm", t), kernel, lambda: self._norm(kernel, t))
 
     def _norm(self, kernel, t: int):
-        norm2 = ovk_ref.rkhs_norm2(self._on_points(kernel), self.X[:t], self.coefficients[t - 1])
+        norm2 = ovk_ref.rkhs_norm2(self.points_gram(kernel), self.X[:t], self.coefficients[t - 1])
         return arithmetic.sqrt(max(norm2, 0 * norm2))
 
     def value(self, kernel, t: int, x) -> np.ndarray:
@@ -200,7 +201,7 @@ class Trajectory:
             return Arithmetic(self.precision).zeros(self.Y.shape[1])
         x = np.asarray(x)
         value = self._remembered(("value", t, x.dtype.str, x.shape, x.tobytes()), kernel, lambda: ovk_ref.evaluate(
-            self._on_points(kernel), self.X[:t], self.coefficients[t - 1], x[None, :])[0])
+            self.points_gram(kernel), self.X[:t], self.coefficients[t - 1], x[None, :])[0])
         return value.copy()
 
 

@@ -96,3 +96,32 @@ def test_the_closed_form_comparator_of_every_prefix_is_the_same_with_the_points_
             for n in range(1, len(X) + 1):
                 one, other = (comparators.ridge(k, X[:n], Y[:n], 0.3, precision) for k in (remembered, kernel))
                 assert all(_same(getattr(one, name), getattr(other, name)) for name in ("upper", "lower", "norm", "minimiser"))
+
+
+@pytest.mark.parametrize("claim_id", ["thm1.descent", "thm2.dropped_norm"])
+@pytest.mark.parametrize("precision", [None, 50])
+def test_the_claims_norms_of_other_coefficients_are_the_same_with_the_points_gram(monkeypatch, claim_id, precision):
+    """``thm1.descent`` (``||G_t||``) and ``thm2.dropped_norm`` (``||Delta_t||``) take the norms of coefficients on a
+    prefix from the trajectory's ``points_gram``: every field of their outcomes on drawn instances is the same as with
+    the kernel's own Gram matrices (``Trajectory.points_gram`` replaced by the kernel itself)."""
+    from hypothesis import HealthCheck, given, settings
+
+    from proofs_check.claims import CLAIMS, common
+
+    claim = CLAIMS[claim_id]
+
+    def outcome(instance):
+        with mpmath.workdps(precision or mpmath.mp.dps):
+            return claim.check(instance, ovk_ref, precision=precision)
+
+    @settings(max_examples=8 if precision else 25, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(claim.instances)
+    def compare(instance):
+        remembered = outcome(instance)
+        with monkeypatch.context() as patched:
+            patched.setattr(common.Trajectory, "points_gram", lambda self, kernel: kernel)
+            own = outcome(instance)
+        assert repr(remembered) == repr(own)
+
+    compare()
