@@ -32,6 +32,14 @@ class Feature(OperatorKernel):
     def __call__(self, x, z):
         return self.features(x) @ self.features(z).T
 
+    def gram(self, X, Z=None) -> np.ndarray:
+        """Block Gram matrix, block (i, j) = ``A(X[i]) A(Z[j])^T`` (spec 2.1, 3.3): ``K(X[i], Z[j])`` with each point's
+        ``A`` computed once, not once per block."""
+        left = [self.features(x) for x in X]
+        right = left if Z is None else [self.features(z) for z in Z]
+        rows = [np.concatenate([a @ b.T for b in right], axis=1) for a in left]
+        return np.concatenate(rows, axis=0)
+
     def to_dict(self) -> dict:
         return {"type": "feature", "M": self.M.tolist()}
 

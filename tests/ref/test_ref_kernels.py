@@ -85,6 +85,29 @@ def test_gram_is_point_major_with_block_i_j_equal_to_k_of_x_i_and_z_j():
                                        rtol=tolerances.IDENTITY_RTOL, atol=tolerances.IDENTITY_ATOL)
 
 
+@pytest.mark.parametrize("precision", [None, 50])
+def test_feature_gram_blocks_are_the_kernels_own_bit_for_bit(precision):
+    """``Feature.gram`` computes each point's ``A`` once: every block is ``K(x_i, z_j)``, the same numbers, at float64
+    and at 50 digits, with and without a second point set."""
+    import mpmath
+
+    from ovk_ref import arithmetic
+
+    kernel = ovk_ref.random_feature(3, 2, 4, seed=5)
+    rng = np.random.default_rng(5)
+    Xs, Zs = rng.uniform(size=(4, 3)), rng.uniform(size=(3, 3))
+    with mpmath.workdps(precision or mpmath.mp.dps):
+        if precision:
+            Xs, Zs = arithmetic.mpf_array(Xs), arithmetic.mpf_array(Zs)
+        for rows, columns, G in ((Xs, Xs, kernel.gram(Xs)), (Xs, Zs, kernel.gram(Xs, Zs))):
+            blocks = np.concatenate([np.concatenate([kernel(x, z) for z in columns], axis=1) for x in rows], axis=0)
+            assert G.dtype == blocks.dtype and G.shape == blocks.shape
+            if precision:
+                assert all(a._mpf_ == b._mpf_ for a, b in zip(G.ravel(), blocks.ravel()))
+            else:
+                assert G.tobytes() == blocks.tobytes()
+
+
 PORTABLE_EXAMPLES = [
     ({"type": "gaussian_separable", "mu": 2.0, "B": B.tolist()}, math.exp(-13 / 2) * B),
     ({"type": "linear_separable", "B": B.tolist()}, B),
