@@ -23,10 +23,17 @@ def value(kernel, centres, coefficients, x) -> np.ndarray:
     return total
 
 
-def norm2(kernel, centres, coefficients) -> float:
-    """``||sum_i K(., x_i) a_i||_H^2 = sum_{i,k} <K(x_i, x_k) a_k, a_i>`` (spec 2.3), the double sum."""
-    return float(sum(np.dot(kernel(x_i, x_k) @ a_k, a_i)
-                     for x_i, a_i in zip(centres, coefficients) for x_k, a_k in zip(centres, coefficients)))
+def kernel_blocks(kernel, points) -> list:
+    """``blocks[i][k] = K(x_i, x_k)``, each evaluated once: the terms of ``norm2`` for the coefficients on every prefix."""
+    return [[kernel(x_i, x_k) for x_k in points] for x_i in points]
+
+
+def norm2(kernel, centres, coefficients, blocks=None) -> float:
+    """``||sum_i K(., x_i) a_i||_H^2 = sum_{i,k} <K(x_i, x_k) a_k, a_i>`` (spec 2.3), the double sum; ``blocks``: the
+    ``kernel_blocks`` of points whose first rows are ``centres`` (the same numbers, evaluated once for all prefixes)."""
+    n = len(centres)
+    blocks = kernel_blocks(kernel, centres) if blocks is None else blocks
+    return float(sum(np.dot(blocks[i][k] @ coefficients[k], coefficients[i]) for i in range(n) for k in range(n)))
 
 
 def shrunk(new_coefficients, eta: float, lam: float, t: int) -> np.ndarray:

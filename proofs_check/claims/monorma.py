@@ -46,15 +46,16 @@ def _explicit_gammas(instance, record) -> np.ndarray:
     from the run's own ``alpha_{i,i}`` (spec 6.2: the quantity the recursion must equal)."""
     X, _ = common.arrays(instance)
     kernels = [ovk_ref.as_kernel(kernel) for kernel in instance["kernels"]]
-    return np.array([[explicit.norm2(K, X[:t], explicit.shrunk(record["new_coefficients"], instance["eta"], instance["lam"], t))
-                      for K in kernels] for t in range(1, len(X) + 1)])
+    blocks = [explicit.kernel_blocks(K, X) for K in kernels]
+    return np.array([[explicit.norm2(K, X[:t], explicit.shrunk(record["new_coefficients"], instance["eta"], instance["lam"], t),
+                                     K_blocks) for K, K_blocks in zip(kernels, blocks)] for t in range(1, len(X) + 1)])
 
 
 def _gamma_magnitudes(instance, record) -> np.ndarray:
     """n x m: the size of the terms each ``gamma^j_t`` sums, ``sum_{i,k} |a_i| |K(x_i, x_k)| |a_k|``: a float64
     gamma is resolved relative to it, not to itself."""
     X, _ = common.arrays(instance)
-    kernels = [ovk_ref.as_kernel(kernel) for kernel in instance["kernels"]]
+    kernels = [common.PointsGram(ovk_ref.as_kernel(kernel), X) for kernel in instance["kernels"]]   # each Gram matrix once
     return np.array([[float(np.abs(a.ravel()) @ np.abs(K.gram(X[:t])) @ np.abs(a.ravel())) for K in kernels]
                      for t, a in ((t, explicit.shrunk(record["new_coefficients"], instance["eta"], instance["lam"], t))
                                   for t in range(1, len(X) + 1))])

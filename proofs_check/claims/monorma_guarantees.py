@@ -229,10 +229,11 @@ def _norm_steps(instance, impl, precision=None) -> list:
     steps = []
     records = common.prefix_records(impl, "monorma", X, Y, instance["kernels"], lam=instance["lam"], eta=instance["eta"],
                                     r=instance["r"], loss=instance["loss"], precision=precision)
+    blocks = [explicit.kernel_blocks(kernel, X) for kernel in kernels]
     for t, record in enumerate(records, 1):
         delta = np.asarray(record["weights"])[-1]
         coefficients = np.asarray(record["coefficients"], dtype=float)
-        norms2 = [explicit.norm2(kernel, X[:t], coefficients) for kernel in kernels]
+        norms2 = [explicit.norm2(kernel, X[:t], coefficients, kernel_blocks) for kernel, kernel_blocks in zip(kernels, blocks)]
         prediction = np.asarray(record["predictions"])[-1]     # at the run's precision: ||u_t|| = C is attained
         gradient = ovk_ref.as_loss(instance["loss"]).gradient(prediction, arithmetic.lift(Y[t - 1], prediction))
         steps.append({"t": t, "delta": delta, "norms2": norms2, "norm2": float(np.dot(np.asarray(delta, dtype=float), norms2)),

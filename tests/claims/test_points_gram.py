@@ -98,29 +98,36 @@ def test_the_closed_form_comparator_of_every_prefix_is_the_same_with_the_points_
                 assert all(_same(getattr(one, name), getattr(other, name)) for name in ("upper", "lower", "norm", "minimiser"))
 
 
-@pytest.mark.parametrize("claim_id", ["thm1.descent", "thm2.dropped_norm"])
+@pytest.mark.parametrize("claim_id", ["thm1.descent", "thm2.dropped_norm", "monorma.gamma", "monorma.norm_prop1_factor"])
 @pytest.mark.parametrize("precision", [None, 50])
-def test_the_claims_norms_of_other_coefficients_are_the_same_with_the_points_gram(monkeypatch, claim_id, precision):
-    """``thm1.descent`` (``||G_t||``) and ``thm2.dropped_norm`` (``||Delta_t||``) take the norms of coefficients on a
-    prefix from the trajectory's ``points_gram``: every field of their outcomes on drawn instances is the same as with
-    the kernel's own Gram matrices (``Trajectory.points_gram`` replaced by the kernel itself)."""
+def test_the_claims_are_the_same_with_every_gram_matrix_computed_anew(monkeypatch, claim_id, precision):
+    """Claims that read norms off Gram matrices computed once for the whole stream (``Trajectory.points_gram`` for
+    ``||G_t||`` and ``||Delta_t||``, ``PointsGram`` for MONORMA's gamma magnitudes, ``explicit.kernel_blocks`` for the
+    explicit double sums): every field of their outcomes on drawn instances is the same as with every Gram matrix and
+    kernel block computed anew for each prefix."""
     from hypothesis import HealthCheck, given, settings
 
-    from proofs_check.claims import CLAIMS, common
+    from proofs_check.claims import CLAIMS, common, explicit
 
     claim = CLAIMS[claim_id]
+
+    def double_sum(kernel, centres, coefficients, blocks=None):   # every block evaluated where the sum needs it
+        return float(sum(np.dot(kernel(x_i, x_k) @ a_k, a_i)
+                         for x_i, a_i in zip(centres, coefficients) for x_k, a_k in zip(centres, coefficients)))
 
     def outcome(instance):
         with mpmath.workdps(precision or mpmath.mp.dps):
             return claim.check(instance, ovk_ref, precision=precision)
 
-    @settings(max_examples=8 if precision else 25, deadline=None, derandomize=True, database=None,
+    @settings(max_examples=6 if precision else 20, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
     @given(claim.instances)
     def compare(instance):
         remembered = outcome(instance)
-        with monkeypatch.context() as patched:
-            patched.setattr(common.Trajectory, "points_gram", lambda self, kernel: kernel)
+        with monkeypatch.context() as anew:
+            anew.setattr(common.Trajectory, "points_gram", lambda self, kernel: kernel)
+            anew.setattr(common.PointsGram, "gram", lambda self, X, Z=None: self.kernel.gram(X, Z))
+            anew.setattr(explicit, "norm2", double_sum)
             own = outcome(instance)
         assert repr(remembered) == repr(own)
 
