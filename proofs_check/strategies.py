@@ -16,7 +16,6 @@ import itertools
 import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
 import ovk_ref
 from proofs_check import constants
@@ -35,37 +34,56 @@ reused = functools.cache
 TINY = 1e-8
 
 
-@reused
-def _entries(low: float, high: float):
-    """Floats in [low, high] that are 0 or at least TINY * max(|low|, |high|) in magnitude."""
-    floor = TINY * max(abs(low), abs(high))
-    options = [st.just(0.0)] if low <= 0.0 <= high else []
-    if high >= floor:
-        options.append(st.floats(max(low, floor), high, **FLOATS))
-    if low <= -floor:
-        options.append(st.floats(low, min(high, -floor), **FLOATS))
-    return st.one_of(*options)
+# --- array entries: one float choice each -----------------------------------------------------------------------
+#
+# Hypothesis spends ~14 us on each choice it draws (and a span around each draw): an entry is one float choice, read
+# as 0 below the TINY floor (the shrinker's first try, 0, is an exact 0), and an array of a varying size is a list
+# of its rows (a stream's rounds, a kernel's columns, a set's points), each row one span: the shrinker deletes a row
+# whole and the choices that follow still line up with what they drew (docs/distributed.md "Streams as lists of
+# rounds"). A draw that must not be all 0 is made non-zero by construction: its first entry is read as the bound
+# (a vertex, a full target), so no test case is thrown away.
 
 
-def _first_row_nonzero(array: np.ndarray) -> bool:
-    return bool(np.any(array[0]))
+def _floored(value: float, floor: float) -> float:
+    return value if abs(value) >= floor else 0.0
 
 
 @reused
-def not_all_zero(arrays, *, first_row: bool = False):
-    """The arrays of the strategy ``arrays`` that are not all 0 (``first_row``: whose first row is not all 0).
-
-    By Hypothesis' filter, which draws the array again in place, up to three times: arrays of ``_entries`` are all 0
-    often, and an ``assume`` after the fact threw the whole instance away, its kernel's exact kappa^2 included (in a
-    thorough search a zero first row of X was the commonest reason a draw was lost). Making an all-0 array non-zero
-    by hand instead gave degenerate instances (one non-zero entry; entries all 1e-8) that test little."""
-    return arrays.filter(_first_row_nonzero if first_row else np.any)
+@st.composite
+def entry_rows(draw, width: int, low: float, high: float) -> list:
+    """``width`` floats in [low, high], each one float choice, a magnitude below ``TINY * max(|low|, |high|)`` read
+    as 0 (shrinks entry by entry towards 0, then towards the simplest floats: 1, -1, ...)."""
+    choice, floor = floats(low, high, **FLOATS), TINY * max(abs(low), abs(high))
+    return [_floored(draw(choice), floor) for _ in range(width)]
 
 
 @reused
 def entry_arrays(shape, low: float, high: float):
-    """Arrays of ``_entries(low, high)``."""
-    return hnp.arrays(float, shape, elements=_entries(low, high))
+    """Arrays of ``shape`` with entries as ``entry_rows(size, low, high)`` (dense: one choice per entry)."""
+    return entry_rows(int(np.prod(shape, dtype=int)), low, high).map(lambda values: np.array(values, dtype=float).reshape(shape))
+
+
+def lifted(values):
+    """``values`` (a list of entries, or an array built by the caller, changed in place; entries in [-1, 1] or [0, 1])
+    with its first entry read as 1 if every entry is 0: a draw that must not be all 0 is never thrown away, and the
+    simplest non-zero one is a vertex of the box, a target of full norm, a kernel's first unit entry."""
+    if isinstance(values, list):
+        return values if any(values) else [1.0, *values[1:]]
+    if not np.any(values):
+        values.flat[0] = 1.0
+    return values
+
+
+@reused
+def not_all_zero(arrays, *, first_row: bool = False):
+    """The arrays of the strategy ``arrays`` that are not all 0 (``first_row``: whose first row is not all 0), by
+    Hypothesis' filter, which draws the array again in place, up to three times: for any array strategy. The
+    strategies of this module make their draws non-zero by construction instead (``lifted``)."""
+    return arrays.filter(_first_row_nonzero if first_row else np.any)
+
+
+def _first_row_nonzero(array: np.ndarray) -> bool:
+    return bool(np.any(array[0]))
 
 
 def unit_interval_arrays(shape):
@@ -75,18 +93,6 @@ def unit_interval_arrays(shape):
 
 def bounded_arrays(shape, bound=1.0):
     return entry_arrays(shape, -bound, bound)
-
-
-@reused
-def vertex_arrays(shape):
-    """Arrays with entries 0 or 1: rows are vertices of the input box."""
-    return hnp.arrays(float, shape, elements=st.sampled_from([1.0, 0.0]))
-
-
-@reused
-def class_arrays(n: int, d: int):
-    """``n`` class indices in ``0..d-1`` (one-hot targets)."""
-    return hnp.arrays(int, n, elements=st.integers(0, d - 1))
 
 
 integers = reused(st.integers)
@@ -110,10 +116,10 @@ def positive_weights():
 @reused
 @st.composite
 def psd_matrices(draw, d: int):
-    """Symmetric PSD ``R R^T / q`` with ``R`` of shape (d, q), entries in [-1, 1] (rank may be < d)."""
-    q = draw(integers(1, d + 1))
-    R = draw(not_all_zero(bounded_arrays((d, q))))
-    return R @ R.T / q
+    """Symmetric PSD ``R R^T / q`` with ``R`` of shape (d, q), entries in [-1, 1] (rank may be < d), not 0: ``R``'s
+    q columns drawn as a list (1 to d + 1 columns; the shrinker deletes a column whole)."""
+    R = lifted(np.array(draw(st.lists(entry_rows(d, -1.0, 1.0), min_size=1, max_size=d + 1)), dtype=float).T)
+    return R @ R.T / R.shape[1]
 
 
 @reused
@@ -149,9 +155,10 @@ def linear_quadratic_kernels(d: int):
 @reused
 @st.composite
 def feature_kernels(draw, d: int, p: int):
-    """``A(x) A(z)^T`` (spec 3.3): blocks not symmetric, so it catches transpositions."""
-    q = draw(integers(1, 4))
-    return ovk_ref.Feature(draw(not_all_zero(bounded_arrays((p + 1, d, q)))))
+    """``A(x) A(z)^T`` (spec 3.3): blocks not symmetric, so it catches transpositions. ``M`` of shape (p + 1, d, q),
+    entries in [-1, 1], not 0: its q columns ``M[:, :, j]`` drawn as a list (1 to 4 columns)."""
+    columns = draw(st.lists(entry_rows((p + 1) * d, -1.0, 1.0), min_size=1, max_size=4))
+    return ovk_ref.Feature(lifted(np.array(columns, dtype=float).reshape(-1, p + 1, d).transpose(1, 2, 0).copy()))
 
 
 @reused
@@ -232,21 +239,57 @@ def _losses(d: int, among: tuple | None):
     return st.one_of(*regression, *([st.sampled_from(classification)] if classification else []))
 
 
+@reused
+def vertices(p: int, nonzero: bool = False):
+    """A vertex of ``[0, 1]^p`` as one integer choice ``k``: entry ``i`` is 0 where bit ``i`` of ``k`` is set, so ``k``
+    shrinks towards (1, ..., 1); with ``nonzero``, never the vertex 0."""
+    return integers(0, 2**p - 1 - nonzero).map(lambda k: [0.0 if k >> i & 1 else 1.0 for i in range(p)])
+
+
+@reused
+@st.composite
+def rounds(draw, p: int, d: int, one_hot: bool, extreme: bool, nonzero: bool):
+    """One round ``(x_t, y_t)``, one span: ``x_t`` in ``[0, 1]^p`` (``extreme``: a vertex), ``y_t`` a class index
+    (``one_hot``) or in ``[-1, 1]^d`` (``streams`` scales it); with ``nonzero``, neither is 0 (``lifted``)."""
+    x = draw(vertices(p, nonzero)) if extreme else draw(entry_rows(p, 0.0, 1.0))
+    y = draw(integers(0, d - 1)) if one_hot else draw(entry_rows(d, -1.0, 1.0))
+    if nonzero:
+        x, y = x if extreme else lifted(x), y if one_hot else lifted(y)
+    return x, y
+
+
+@reused
+def round_lists(p: int, d: int, one_hot: bool, extreme: bool, min_n: int, max_n: int):
+    return st.lists(rounds(p, d, one_hot, extreme, False), min_size=min_n, max_size=max_n)
+
+
+@reused
+@st.composite
+def round_arrays(draw, p: int, d: int, min_n: int, max_n: int, *, nonzero: bool = False, one_hot: bool = False,
+                 extreme: bool = False):
+    """``min_n`` to ``max_n`` ``rounds`` as arrays ``(X, Y)`` of shapes (n, p) and (n, d) (``one_hot``: Y of shape
+    (n,), class indices): a list of rounds, so that the shrinker deletes rounds whole; with ``nonzero``, the first
+    round drawn apart and lifted (neither ``x_1`` nor ``y_1`` is 0)."""
+    first = [draw(rounds(p, d, one_hot, extreme, True))] if nonzero else []
+    drawn = first + draw(round_lists(p, d, one_hot, extreme, max(min_n - len(first), 0), max_n - len(first)))
+    X = np.array([x for x, _ in drawn], dtype=float).reshape(len(drawn), p)
+    return X, np.array([y for _, y in drawn], dtype=int if one_hot else float).reshape((len(drawn),) if one_hot else (len(drawn), d))
+
+
 @st.composite
 def streams(draw, p: int, d: int, *, loss="squared", min_n: int = 1, max_n: int = 12, y_bound: float = 1.0,
             nonzero: bool = False, extreme: bool = False):
     """``(X, Y)``: X in ``[0, 1]^p``, rows of Y with ``||y|| <= y_bound`` (one-hot for hinge/softmax); with
     ``nonzero``, ``x_1`` and ``y_1`` are not 0 (a stream that starts at 0 tests little); with ``extreme``,
     every ``x_t`` is a vertex of the box (where ``||K(x, x)||`` reaches kappa^2) and every non-zero ``y_t`` has
-    norm ``y_bound``: where norm bounds are tight."""
-    n = draw(integers(min_n, max_n))
-    inputs = vertex_arrays((n, p)) if extreme else unit_interval_arrays((n, p))
-    X = draw(not_all_zero(inputs, first_row=True) if nonzero else inputs)
-    if ovk_ref.as_loss(loss).one_hot_targets:
-        classes = draw(class_arrays(n, d))
-        return X, np.eye(d)[classes]
-    targets = bounded_arrays((n, d), bound=y_bound)
-    Y = draw(not_all_zero(targets, first_row=True) if nonzero else targets)
+    norm ``y_bound``: where norm bounds are tight. Drawn as a list of ``rounds`` (``x_1, y_1`` apart with
+    ``nonzero``), so that the shrinker deletes rounds whole; a target's entries are drawn in [-1, 1] and scaled
+    by ``y_bound``."""
+    one_hot = ovk_ref.as_loss(loss).one_hot_targets
+    X, Y = draw(round_arrays(p, d, min_n, max_n, nonzero=nonzero, one_hot=one_hot, extreme=extreme))
+    if one_hot:
+        return X, np.eye(d)[Y.astype(int)].reshape(len(X), d)
+    Y = y_bound * Y
     if extreme:
         norms = np.linalg.norm(Y, axis=1, keepdims=True)
         Y = np.where(norms > 0, Y * (y_bound / np.maximum(norms, 1e-300)), Y)
@@ -501,9 +544,7 @@ def warm_onorma_instances(draw, regime: str, *, max_terms: int = 3, **options):
     above round-off (a kernel that vanishes at the centres is drawn again)."""
     among = SHIFT_INVARIANT_LIPSCHITZ if regime == "hyp2" else None
     instance = draw(onorma_instances(regime, among=among, **options))
-    k = draw(integers(1, max_terms))
-    centres = draw(not_all_zero(unit_interval_arrays((k, instance["p"])), first_row=True))
-    coefficients = draw(not_all_zero(bounded_arrays((k, instance["d"]))))
+    centres, coefficients = draw(round_arrays(instance["p"], instance["d"], 1, max_terms, nonzero=True))
     # a direction whose norm is round-off of its terms (a kernel that vanishes at the centres) is drawn again
     assume(float(ovk_ref.rkhs_norm2(instance["kernel"], centres, coefficients)) > TINY * instance["kappa2"] * np.sum(coefficients**2))
     return _with_start(instance, centres, coefficients, draw(start_fractions()))
@@ -635,10 +676,9 @@ def kernel_point_sets(draw, *, max_k: int = 6, min_k: int = 1, feature_only: boo
     the points, the coefficients, ``x`` and ``y`` are not all 0 (all-0 makes most identities 0 = 0)."""
     d, p = draw(dimensions), draw(dimensions)
     kernel, kappa2 = draw(kernels_with_kappa2(d, p, feature_only=feature_only))
-    k = draw(integers(min_k, max_k))
-    X = draw(not_all_zero(unit_interval_arrays((k, p))))
-    A, y = draw(not_all_zero(bounded_arrays((k, d)))), draw(not_all_zero(bounded_arrays(d)))
-    x = draw(not_all_zero(unit_interval_arrays(p)))
+    X, A = draw(round_arrays(p, d, min_k, max_k))
+    X, A = lifted(X), lifted(A)
+    x, y = (np.array(row) for row in draw(rounds(p, d, False, False, True)))
     return {"kernel": kernel.to_dict(), "p": p, "d": d, "kappa2": kappa2, "X": X.tolist(), "A": A.tolist(),
             "x": x.tolist(), "y": y.tolist()}
 
