@@ -99,7 +99,9 @@ integers = reused(st.integers)
 floats = reused(st.floats)
 
 
-dimensions = st.integers(1, 4)
+#: inputs and outputs have dimension 1 to MAX_DIMENSION
+MAX_DIMENSION = 4
+dimensions = st.integers(1, MAX_DIMENSION)
 
 
 @reused
@@ -251,8 +253,8 @@ def vertices(p: int, nonzero: bool = False):
 def rounds(draw, p: int, d: int, one_hot: bool, extreme: bool, nonzero: bool):
     """One round ``(x_t, y_t)``, one span: ``x_t`` in ``[0, 1]^p`` (``extreme``: a vertex), ``y_t`` a class index
     (``one_hot``) or in ``[-1, 1]^d`` (``streams`` scales it); with ``nonzero``, neither is 0 (``lifted``)."""
-    x = draw(vertices(p, nonzero)) if extreme else draw(entry_rows(p, 0.0, 1.0))
-    y = draw(integers(0, d - 1)) if one_hot else draw(entry_rows(d, -1.0, 1.0))
+    x = draw(vertices(p, nonzero)) if extreme else draw(entry_rows(MAX_DIMENSION, 0.0, 1.0))[:p]
+    y = draw(integers(0, d - 1)) if one_hot else draw(entry_rows(MAX_DIMENSION, -1.0, 1.0))[:d]
     if nonzero:
         x, y = x if extreme else lifted(x), y if one_hot else lifted(y)
     return x, y
