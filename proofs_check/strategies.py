@@ -120,7 +120,8 @@ def positive_weights():
 def psd_matrices(draw, d: int):
     """Symmetric PSD ``R R^T / q`` with ``R`` of shape (d, q), entries in [-1, 1] (rank may be < d), not 0: ``R``'s
     q columns drawn as a list (1 to d + 1 columns; the shrinker deletes a column whole)."""
-    R = lifted(np.array(draw(st.lists(entry_rows(d, -1.0, 1.0), min_size=1, max_size=d + 1)), dtype=float).T)
+    columns = draw(st.lists(entry_rows(MAX_DIMENSION, -1.0, 1.0), min_size=1, max_size=d + 1))
+    R = lifted(np.array(columns, dtype=float)[:, :d].T.copy())
     return R @ R.T / R.shape[1]
 
 
@@ -159,8 +160,9 @@ def linear_quadratic_kernels(d: int):
 def feature_kernels(draw, d: int, p: int):
     """``A(x) A(z)^T`` (spec 3.3): blocks not symmetric, so it catches transpositions. ``M`` of shape (p + 1, d, q),
     entries in [-1, 1], not 0: its q columns ``M[:, :, j]`` drawn as a list (1 to 4 columns)."""
-    columns = draw(st.lists(entry_rows((p + 1) * d, -1.0, 1.0), min_size=1, max_size=4))
-    return ovk_ref.Feature(lifted(np.array(columns, dtype=float).reshape(-1, p + 1, d).transpose(1, 2, 0).copy()))
+    columns = draw(st.lists(entry_rows((MAX_DIMENSION + 1) * MAX_DIMENSION, -1.0, 1.0), min_size=1, max_size=4))
+    M = np.array(columns, dtype=float).reshape(-1, MAX_DIMENSION + 1, MAX_DIMENSION)[:, :p + 1, :d]
+    return ovk_ref.Feature(lifted(M.transpose(1, 2, 0).copy()))
 
 
 @reused
