@@ -413,8 +413,9 @@ def hyp3_ratios(boundary: bool):
 
 @reused
 def below_hyp3_ratios():
-    """``c = lam / kappa^2`` in [1e-3, 2): exactly Hyp. 3(iii) broken."""
-    return log_uniform(1e-3, 2.0).filter(lambda c: c < 2.0)
+    """``c = lam / kappa^2`` in [1e-3, 2): exactly Hyp. 3(iii) broken; log-uniform, shrinking towards ``c = 1e-3``
+    (the farthest breach: a counterexample shrinks to few rounds there, not to many rounds at a nearer ``c``)."""
+    return floats(0.0, np.log10(2e3), **FLOATS).map(lambda exponent: 1e-3 * 10.0**exponent).filter(lambda c: c < 2.0)
 
 
 @reused
