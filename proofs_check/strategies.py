@@ -255,7 +255,7 @@ def vertices(p: int, nonzero: bool = False):
 def rounds(draw, p: int, d: int, one_hot: bool, extreme: bool, nonzero: bool):
     """One round ``(x_t, y_t)``, one span: ``x_t`` in ``[0, 1]^p`` (``extreme``: a vertex), ``y_t`` a class index
     (``one_hot``) or in ``[-1, 1]^d`` (``streams`` scales it); with ``nonzero``, neither is 0 (``lifted``)."""
-    x = draw(vertices(p, nonzero)) if extreme else draw(entry_rows(MAX_DIMENSION, 0.0, 1.0))[:p]
+    x = draw(vertices(p, nonzero)) if extreme else [_floored(1.0 - u, TINY) for u in draw(entry_rows(MAX_DIMENSION, 0.0, 1.0))[:p]]
     y = draw(integers(0, d - 1)) if one_hot else draw(entry_rows(MAX_DIMENSION, -1.0, 1.0))[:d]
     if nonzero:
         x, y = x if extreme else lifted(x), y if one_hot else lifted(y)
