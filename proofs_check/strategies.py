@@ -357,8 +357,11 @@ KAPPA2_RANGE = (1e-8, 1e8)
 
 
 @reused
-def log_uniform(low: float, high: float):
-    """Floats spread evenly in log scale over [low, high]; shrinks towards 10^0 when inside the range."""
+def log_uniform(low: float, high: float, *, towards_low: bool = False):
+    """Floats spread evenly in log scale over [low, high]; shrinks towards 10^0 when inside the range (``towards_low``:
+    towards ``low``, through ``low`` times powers of 10)."""
+    if towards_low:
+        return st.floats(0.0, np.log10(high / low), **FLOATS).map(lambda exponent: min(float(low * 10.0**exponent), high))
     return st.floats(np.log10(low), np.log10(high), **FLOATS).map(lambda exponent: float(10.0**exponent))
 
 
@@ -433,7 +436,7 @@ def hyp3_ratios(boundary: bool):
 def below_hyp3_ratios():
     """``c = lam / kappa^2`` in [1e-3, 2): exactly Hyp. 3(iii) broken; log-uniform, shrinking towards ``c = 1e-3``
     (the farthest breach: a counterexample shrinks to few rounds there, not to many rounds at a nearer ``c``)."""
-    return floats(0.0, np.log10(2e3), **FLOATS).map(lambda exponent: 1e-3 * 10.0**exponent).filter(lambda c: c < 2.0)
+    return log_uniform(1e-3, 2.0, towards_low=True).filter(lambda c: c < 2.0)
 
 
 @reused
