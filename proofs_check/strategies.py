@@ -37,12 +37,13 @@ TINY = 1e-8
 
 # --- array entries: one float choice each -----------------------------------------------------------------------
 #
-# Hypothesis spends ~14 us on each choice it draws (and a span around each draw): an entry is one float choice, read
-# as 0 below the TINY floor (the shrinker's first try, 0, is an exact 0), and an array of a varying size is a list
-# of its rows (a stream's rounds, a kernel's columns, a set's points), each row one span: the shrinker deletes a row
-# whole and the choices that follow still line up with what they drew (docs/distributed.md "Streams as lists of
-# rounds"). A draw that must not be all 0 is made non-zero by construction: its first entry is read as the bound
-# (a vertex, a full target), so no test case is thrown away.
+# Hypothesis spends ~14 us on each choice it draws, and more on the span around each draw: an entry is one float
+# choice (read as 0 below the TINY floor), not a one_of of 0 and two signed ranges in a sparse array. An array of a
+# varying size is a list of its rows (a stream's rounds, a point set's points, a kernel's columns), each row one span,
+# so that the shrinker deletes a row whole and the choices that follow still line up with what they drew; a row is
+# drawn at the largest width (MAX_DIMENSION) and cut to p or d, so that lowering p or d leaves every row's choices in
+# line too. An input coordinate shrinks towards 1 (``_folded``). A draw that must not be all 0 is made non-zero by
+# construction (``lifted``), so no test case is thrown away. docs/distributed.md, "Streams as lists of rounds".
 
 
 def _floored(value: float, floor: float) -> float:
@@ -50,8 +51,8 @@ def _floored(value: float, floor: float) -> float:
 
 
 def _folded(u: float) -> float:
-    """An input coordinate in [0, 1] from a choice ``u`` in [-1, 1]: ``1 - u`` for ``u >= +0.0``, ``|u|`` for ``u <= -0.0``
-    (magnitudes below TINY already read as 0). The shrinker's first try, ``u = 0``, is the box's vertex 1 (where
+    """An input coordinate in [0, 1] from a choice ``u`` in [-1, 1]: ``1 - u`` for ``u >= +0.0``, ``|u|`` for ``u <= -0.0``.
+    The shrinker's first try, ``u = 0``, is the box's vertex 1 (where
     ``||K(x, x)||`` is largest for most kernels: a zeroed round still acts, and a counterexample shrinks to few rounds
     of 1s rather than many rounds of 0s); Hypothesis' favourite choices near 0 of either sign still give inputs at and
     near the box's faces (13% of the coordinates 0, 11% 1, 14% in (0, 1e-3))."""
@@ -82,13 +83,16 @@ def entry_arrays(shape, low: float, high: float):
 
 
 def lifted(values):
-    """``values`` (a list of entries, or an array built by the caller, changed in place; entries in [-1, 1] or [0, 1])
-    with its first entry read as 1 if every entry is 0: a draw that must not be all 0 is never thrown away, and the
-    simplest non-zero one is a vertex of the box, a target of full norm, a kernel's first unit entry."""
+    """``values`` (a list of entries or an array, entries in [-1, 1] or [0, 1]), or a copy with its first entry read as
+    1 if every entry is 0: a draw that must not be all 0 is never thrown away, and the simplest non-zero one is a
+    vertex of the box, a target of full norm, a kernel's first unit entry (a drawn value is never changed in place:
+    Hypothesis keeps it)."""
     if isinstance(values, list):
         return values if any(values) else [1.0, *values[1:]]
-    if not np.any(values):
-        values.flat[0] = 1.0
+    if np.any(values):
+        return values
+    values = np.array(values, dtype=float)
+    values.flat[0] = 1.0
     return values
 
 
@@ -139,7 +143,7 @@ def psd_matrices(draw, d: int):
     """Symmetric PSD ``R R^T / q`` with ``R`` of shape (d, q), entries in [-1, 1] (rank may be < d), not 0: ``R``'s
     q columns drawn as a list (1 to d + 1 columns; the shrinker deletes a column whole)."""
     columns = draw(st.lists(entry_rows(MAX_DIMENSION, -1.0, 1.0), min_size=1, max_size=d + 1))
-    R = lifted(np.array(columns, dtype=float)[:, :d].T.copy())
+    R = lifted(np.array(columns, dtype=float)[:, :d].T)
     return R @ R.T / R.shape[1]
 
 
@@ -180,7 +184,7 @@ def feature_kernels(draw, d: int, p: int):
     entries in [-1, 1], not 0: its q columns ``M[:, :, j]`` drawn as a list (1 to 4 columns)."""
     columns = draw(st.lists(entry_rows((MAX_DIMENSION + 1) * MAX_DIMENSION, -1.0, 1.0), min_size=1, max_size=4))
     M = np.array(columns, dtype=float).reshape(-1, MAX_DIMENSION + 1, MAX_DIMENSION)[:, :p + 1, :d]
-    return ovk_ref.Feature(lifted(M.transpose(1, 2, 0).copy()))
+    return ovk_ref.Feature(lifted(np.ascontiguousarray(M.transpose(1, 2, 0))))
 
 
 @reused

@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 from hypothesis import Phase, find, given, settings
-from hypothesis.errors import NoSuchExample
 from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample
 from hypothesis.extra import numpy as hnp
 
 import ovk_ref
