@@ -121,6 +121,12 @@ integers = reused(st.integers)
 floats = reused(st.floats)
 
 
+@reused
+def class_arrays(n: int, d: int):
+    """``n`` class indices in ``0..d-1`` (one-hot targets), one integer choice each."""
+    return st.lists(integers(0, d - 1), min_size=n, max_size=n).map(lambda classes: np.array(classes, dtype=int))
+
+
 #: inputs and outputs have dimension 1 to MAX_DIMENSION
 MAX_DIMENSION = 4
 dimensions = st.integers(1, MAX_DIMENSION)
