@@ -12,11 +12,11 @@ from __future__ import annotations
 import fractions
 import functools
 import itertools
+import math
 
 import numpy as np
 from hypothesis import assume
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
 import ovk_ref
 from proofs_check import constants
@@ -35,37 +35,77 @@ reused = functools.cache
 TINY = 1e-8
 
 
+# --- array entries: one float choice each -----------------------------------------------------------------------
+#
+# Hypothesis spends ~14 us on each choice it draws, and more on the span around each draw: an entry is one float
+# choice (read as 0 below the TINY floor), not a one_of of 0 and two signed ranges in a sparse array. An array of a
+# varying size is a list of its rows (a stream's rounds, a point set's points, a kernel's columns), each row one span,
+# so that the shrinker deletes a row whole and the choices that follow still line up with what they drew; a row is
+# drawn at the largest width (MAX_DIMENSION) and cut to p or d, so that lowering p or d leaves every row's choices in
+# line too. An input coordinate shrinks towards 1 (``_folded``). A draw that must not be all 0 is made non-zero by
+# construction (``lifted``), so no test case is thrown away. docs/distributed.md, "Streams as lists of rounds".
+
+
+def _floored(value: float, floor: float) -> float:
+    return value if abs(value) >= floor else 0.0
+
+
+def _folded(u: float) -> float:
+    """An input coordinate in [0, 1] from a choice ``u`` in [-1, 1]: ``1 - u`` for ``u >= +0.0``, ``|u|`` for ``u <= -0.0``.
+    The shrinker's first try, ``u = 0``, is the box's vertex 1 (where
+    ``||K(x, x)||`` is largest for most kernels: a zeroed round still acts, and a counterexample shrinks to few rounds
+    of 1s rather than many rounds of 0s); Hypothesis' favourite choices near 0 of either sign still give inputs at and
+    near the box's faces (13% of the coordinates 0, 11% 1, 14% in (0, 1e-3))."""
+    return 1.0 - u if math.copysign(1.0, u) > 0 else -u
+
+
 @reused
-def _entries(low: float, high: float):
-    """Floats in [low, high] that are 0 or at least TINY * max(|low|, |high|) in magnitude."""
-    floor = TINY * max(abs(low), abs(high))
-    options = [st.just(0.0)] if low <= 0.0 <= high else []
-    if high >= floor:
-        options.append(st.floats(max(low, floor), high, **FLOATS))
-    if low <= -floor:
-        options.append(st.floats(low, min(high, -floor), **FLOATS))
-    return st.one_of(*options)
-
-
-def _first_row_nonzero(array: np.ndarray) -> bool:
-    return bool(np.any(array[0]))
+@st.composite
+def box_rows(draw, width: int) -> list:
+    """``width`` coordinates in [0, 1], each one float choice ``u`` in [-1, 1] read by ``_folded`` (then as 0 below TINY)."""
+    choice = floats(-1.0, 1.0, **FLOATS)
+    return [_floored(_folded(draw(choice)), TINY) for _ in range(width)]
 
 
 @reused
-def not_all_zero(arrays, *, first_row: bool = False):
-    """The arrays of the strategy ``arrays`` that are not all 0 (``first_row``: whose first row is not all 0).
-
-    By Hypothesis' filter, which draws the array again in place, up to three times: arrays of ``_entries`` are all 0
-    often, and an ``assume`` after the fact threw the whole instance away, its kernel's exact kappa^2 included (in a
-    thorough search a zero first row of X was the commonest reason a draw was lost). Making an all-0 array non-zero
-    by hand instead gave degenerate instances (one non-zero entry; entries all 1e-8) that test little."""
-    return arrays.filter(_first_row_nonzero if first_row else np.any)
+@st.composite
+def entry_rows(draw, width: int, low: float, high: float) -> list:
+    """``width`` floats in [low, high], each one float choice, a magnitude below ``TINY * max(|low|, |high|)`` read
+    as 0 (shrinks entry by entry towards 0, then towards the simplest floats: 1, -1, ...)."""
+    choice, floor = floats(low, high, **FLOATS), TINY * max(abs(low), abs(high))
+    return [_floored(draw(choice), floor) for _ in range(width)]
 
 
 @reused
 def entry_arrays(shape, low: float, high: float):
-    """Arrays of ``_entries(low, high)``."""
-    return hnp.arrays(float, shape, elements=_entries(low, high))
+    """Arrays of ``shape`` with entries as ``entry_rows(size, low, high)`` (dense: one choice per entry)."""
+    return entry_rows(int(np.prod(shape, dtype=int)), low, high).map(lambda values: np.array(values, dtype=float).reshape(shape))
+
+
+def lifted(values):
+    """``values`` (a list of entries or an array, entries in [-1, 1] or [0, 1]), or a copy with its first entry read as
+    1 if every entry is 0: a draw that must not be all 0 is never thrown away, and the simplest non-zero one is a
+    vertex of the box, a target of full norm, a kernel's first unit entry (a drawn value is never changed in place:
+    Hypothesis keeps it)."""
+    if isinstance(values, list):
+        return values if any(values) else [1.0, *values[1:]]
+    if np.any(values):
+        return values
+    values = np.array(values, dtype=float)
+    values.flat[0] = 1.0
+    return values
+
+
+@reused
+def not_all_zero(arrays, *, first_row: bool = False):
+    """The arrays of the strategy ``arrays`` that are not all 0 (``first_row``: whose first row is not all 0), by
+    Hypothesis' filter, which draws the array again in place, up to three times: for any array strategy. The
+    strategies of this module make their draws non-zero by construction instead (``lifted``)."""
+    return arrays.filter(_first_row_nonzero if first_row else np.any)
+
+
+def _first_row_nonzero(array: np.ndarray) -> bool:
+    return bool(np.any(array[0]))
 
 
 def unit_interval_arrays(shape):
@@ -77,23 +117,19 @@ def bounded_arrays(shape, bound=1.0):
     return entry_arrays(shape, -bound, bound)
 
 
-@reused
-def vertex_arrays(shape):
-    """Arrays with entries 0 or 1: rows are vertices of the input box."""
-    return hnp.arrays(float, shape, elements=st.sampled_from([1.0, 0.0]))
-
-
-@reused
-def class_arrays(n: int, d: int):
-    """``n`` class indices in ``0..d-1`` (one-hot targets)."""
-    return hnp.arrays(int, n, elements=st.integers(0, d - 1))
-
-
 integers = reused(st.integers)
 floats = reused(st.floats)
 
 
-dimensions = st.integers(1, 4)
+@reused
+def class_arrays(n: int, d: int):
+    """``n`` class indices in ``0..d-1`` (one-hot targets), one integer choice each."""
+    return st.lists(integers(0, d - 1), min_size=n, max_size=n).map(lambda classes: np.array(classes, dtype=int))
+
+
+#: inputs and outputs have dimension 1 to MAX_DIMENSION
+MAX_DIMENSION = 4
+dimensions = st.integers(1, MAX_DIMENSION)
 
 
 @reused
@@ -110,10 +146,11 @@ def positive_weights():
 @reused
 @st.composite
 def psd_matrices(draw, d: int):
-    """Symmetric PSD ``R R^T / q`` with ``R`` of shape (d, q), entries in [-1, 1] (rank may be < d)."""
-    q = draw(integers(1, d + 1))
-    R = draw(not_all_zero(bounded_arrays((d, q))))
-    return R @ R.T / q
+    """Symmetric PSD ``R R^T / q`` with ``R`` of shape (d, q), entries in [-1, 1] (rank may be < d), not 0: ``R``'s
+    q columns drawn as a list (1 to d + 1 columns; the shrinker deletes a column whole)."""
+    columns = draw(st.lists(entry_rows(MAX_DIMENSION, -1.0, 1.0), min_size=1, max_size=d + 1))
+    R = lifted(np.array(columns, dtype=float)[:, :d].T)
+    return R @ R.T / R.shape[1]
 
 
 @reused
@@ -149,9 +186,11 @@ def linear_quadratic_kernels(d: int):
 @reused
 @st.composite
 def feature_kernels(draw, d: int, p: int):
-    """``A(x) A(z)^T`` (spec 3.3): blocks not symmetric, so it catches transpositions."""
-    q = draw(integers(1, 4))
-    return ovk_ref.Feature(draw(not_all_zero(bounded_arrays((p + 1, d, q)))))
+    """``A(x) A(z)^T`` (spec 3.3): blocks not symmetric, so it catches transpositions. ``M`` of shape (p + 1, d, q),
+    entries in [-1, 1], not 0: its q columns ``M[:, :, j]`` drawn as a list (1 to 4 columns)."""
+    columns = draw(st.lists(entry_rows((MAX_DIMENSION + 1) * MAX_DIMENSION, -1.0, 1.0), min_size=1, max_size=4))
+    M = np.array(columns, dtype=float).reshape(-1, MAX_DIMENSION + 1, MAX_DIMENSION)[:, :p + 1, :d]
+    return ovk_ref.Feature(lifted(np.ascontiguousarray(M.transpose(1, 2, 0))))
 
 
 @reused
@@ -232,21 +271,57 @@ def _losses(d: int, among: tuple | None):
     return st.one_of(*regression, *([st.sampled_from(classification)] if classification else []))
 
 
+@reused
+def vertices(p: int, nonzero: bool = False):
+    """A vertex of ``[0, 1]^p`` as one integer choice ``k``: entry ``i`` is 0 where bit ``i`` of ``k`` is set, so ``k``
+    shrinks towards (1, ..., 1); with ``nonzero``, never the vertex 0."""
+    return integers(0, 2**p - 1 - nonzero).map(lambda k: [0.0 if k >> i & 1 else 1.0 for i in range(p)])
+
+
+@reused
+@st.composite
+def rounds(draw, p: int, d: int, one_hot: bool, extreme: bool, nonzero: bool):
+    """One round ``(x_t, y_t)``, one span: ``x_t`` in ``[0, 1]^p`` (``extreme``: a vertex), ``y_t`` a class index
+    (``one_hot``) or in ``[-1, 1]^d`` (``streams`` scales it); with ``nonzero``, neither is 0 (``lifted``)."""
+    x = draw(vertices(p, nonzero)) if extreme else draw(box_rows(MAX_DIMENSION))[:p]
+    y = draw(integers(0, d - 1)) if one_hot else draw(entry_rows(MAX_DIMENSION, -1.0, 1.0))[:d]
+    if nonzero:
+        x, y = x if extreme else lifted(x), y if one_hot else lifted(y)
+    return x, y
+
+
+@reused
+def round_lists(p: int, d: int, one_hot: bool, extreme: bool, min_n: int, max_n: int):
+    return st.lists(rounds(p, d, one_hot, extreme, False), min_size=min_n, max_size=max_n)
+
+
+@reused
+@st.composite
+def round_arrays(draw, p: int, d: int, min_n: int, max_n: int, *, nonzero: bool = False, one_hot: bool = False,
+                 extreme: bool = False):
+    """``min_n`` to ``max_n`` ``rounds`` as arrays ``(X, Y)`` of shapes (n, p) and (n, d) (``one_hot``: Y of shape
+    (n,), class indices): a list of rounds, so that the shrinker deletes rounds whole; with ``nonzero``, the first
+    round drawn apart and lifted (neither ``x_1`` nor ``y_1`` is 0)."""
+    first = [draw(rounds(p, d, one_hot, extreme, True))] if nonzero else []
+    drawn = first + draw(round_lists(p, d, one_hot, extreme, max(min_n - len(first), 0), max_n - len(first)))
+    X = np.array([x for x, _ in drawn], dtype=float).reshape(len(drawn), p)
+    return X, np.array([y for _, y in drawn], dtype=int if one_hot else float).reshape((len(drawn),) if one_hot else (len(drawn), d))
+
+
 @st.composite
 def streams(draw, p: int, d: int, *, loss="squared", min_n: int = 1, max_n: int = 12, y_bound: float = 1.0,
             nonzero: bool = False, extreme: bool = False):
     """``(X, Y)``: X in ``[0, 1]^p``, rows of Y with ``||y|| <= y_bound`` (one-hot for hinge/softmax); with
     ``nonzero``, ``x_1`` and ``y_1`` are not 0 (a stream that starts at 0 tests little); with ``extreme``,
     every ``x_t`` is a vertex of the box (where ``||K(x, x)||`` reaches kappa^2) and every non-zero ``y_t`` has
-    norm ``y_bound``: where norm bounds are tight."""
-    n = draw(integers(min_n, max_n))
-    inputs = vertex_arrays((n, p)) if extreme else unit_interval_arrays((n, p))
-    X = draw(not_all_zero(inputs, first_row=True) if nonzero else inputs)
-    if ovk_ref.as_loss(loss).one_hot_targets:
-        classes = draw(class_arrays(n, d))
-        return X, np.eye(d)[classes]
-    targets = bounded_arrays((n, d), bound=y_bound)
-    Y = draw(not_all_zero(targets, first_row=True) if nonzero else targets)
+    norm ``y_bound``: where norm bounds are tight. Drawn as a list of ``rounds`` (``x_1, y_1`` apart with
+    ``nonzero``), so that the shrinker deletes rounds whole; a target's entries are drawn in [-1, 1] and scaled
+    by ``y_bound``."""
+    one_hot = ovk_ref.as_loss(loss).one_hot_targets
+    X, Y = draw(round_arrays(p, d, min_n, max_n, nonzero=nonzero, one_hot=one_hot, extreme=extreme))
+    if one_hot:
+        return X, np.eye(d)[Y.astype(int)].reshape(len(X), d)
+    Y = y_bound * Y
     if extreme:
         norms = np.linalg.norm(Y, axis=1, keepdims=True)
         Y = np.where(norms > 0, Y * (y_bound / np.maximum(norms, 1e-300)), Y)
@@ -292,8 +367,11 @@ KAPPA2_RANGE = (1e-8, 1e8)
 
 
 @reused
-def log_uniform(low: float, high: float):
-    """Floats spread evenly in log scale over [low, high]; shrinks towards 10^0 when inside the range."""
+def log_uniform(low: float, high: float, *, towards_low: bool = False):
+    """Floats spread evenly in log scale over [low, high]; shrinks towards 10^0 when inside the range (``towards_low``:
+    towards ``low``, through ``low`` times powers of 10)."""
+    if towards_low:
+        return st.floats(0.0, np.log10(high / low), **FLOATS).map(lambda exponent: min(float(low * 10.0**exponent), high))
     return st.floats(np.log10(low), np.log10(high), **FLOATS).map(lambda exponent: float(10.0**exponent))
 
 
@@ -366,8 +444,9 @@ def hyp3_ratios(boundary: bool):
 
 @reused
 def below_hyp3_ratios():
-    """``c = lam / kappa^2`` in [1e-3, 2): exactly Hyp. 3(iii) broken."""
-    return log_uniform(1e-3, 2.0).filter(lambda c: c < 2.0)
+    """``c = lam / kappa^2`` in [1e-3, 2): exactly Hyp. 3(iii) broken; log-uniform, shrinking towards ``c = 1e-3``
+    (the farthest breach: a counterexample shrinks to few rounds there, not to many rounds at a nearer ``c``)."""
+    return log_uniform(1e-3, 2.0, towards_low=True).filter(lambda c: c < 2.0)
 
 
 @reused
@@ -501,9 +580,7 @@ def warm_onorma_instances(draw, regime: str, *, max_terms: int = 3, **options):
     above round-off (a kernel that vanishes at the centres is drawn again)."""
     among = SHIFT_INVARIANT_LIPSCHITZ if regime == "hyp2" else None
     instance = draw(onorma_instances(regime, among=among, **options))
-    k = draw(integers(1, max_terms))
-    centres = draw(not_all_zero(unit_interval_arrays((k, instance["p"])), first_row=True))
-    coefficients = draw(not_all_zero(bounded_arrays((k, instance["d"]))))
+    centres, coefficients = draw(round_arrays(instance["p"], instance["d"], 1, max_terms, nonzero=True))
     # a direction whose norm is round-off of its terms (a kernel that vanishes at the centres) is drawn again
     assume(float(ovk_ref.rkhs_norm2(instance["kernel"], centres, coefficients)) > TINY * instance["kappa2"] * np.sum(coefficients**2))
     return _with_start(instance, centres, coefficients, draw(start_fractions()))
@@ -635,10 +712,9 @@ def kernel_point_sets(draw, *, max_k: int = 6, min_k: int = 1, feature_only: boo
     the points, the coefficients, ``x`` and ``y`` are not all 0 (all-0 makes most identities 0 = 0)."""
     d, p = draw(dimensions), draw(dimensions)
     kernel, kappa2 = draw(kernels_with_kappa2(d, p, feature_only=feature_only))
-    k = draw(integers(min_k, max_k))
-    X = draw(not_all_zero(unit_interval_arrays((k, p))))
-    A, y = draw(not_all_zero(bounded_arrays((k, d)))), draw(not_all_zero(bounded_arrays(d)))
-    x = draw(not_all_zero(unit_interval_arrays(p)))
+    X, A = draw(round_arrays(p, d, min_k, max_k))
+    X, A = lifted(X), lifted(A)
+    x, y = (np.array(row) for row in draw(rounds(p, d, False, False, True)))
     return {"kernel": kernel.to_dict(), "p": p, "d": d, "kappa2": kappa2, "X": X.tolist(), "A": A.tolist(),
             "x": x.tolist(), "y": y.tolist()}
 

@@ -271,14 +271,21 @@ def _norm_outcome(instance, impl, precision, factor2, gradient_bound: float, *, 
     return worst
 
 
+#: how many times ``_tight_copies`` repeats a stream's first example
+_TIGHT_REPEATS = st.integers(2, 4)
+
+
 @st.composite
 def _tight_copies(draw):
-    """m copies of a kernel with d = 1 on vertices of the box (where k(x, x) B reaches kappa^2), r > 1, rho = eta lam
-    >= 1/2 and a Lipschitz loss: where ||f_t||_{H_delta} = m^((1-1/r)/2) ||g_t|| comes closest to the bound (spec 6.4)."""
+    """m copies of a kernel with d = 1 on vertices of the box (where k(x, x) B reaches kappa^2), or its first example
+    repeated, r > 1, rho = eta lam >= 1/2 and a Lipschitz loss: where ||f_t||_{H_delta} = m^((1-1/r)/2) ||g_t|| comes closest to the bound (spec 6.4)."""
     p, m = draw(strategies.dimensions), draw(st.integers(2, 3))
     kernel, kappa2 = draw(strategies.kernels_with_kappa2(1, p))
     loss = draw(st.sampled_from(["norm", {"type": "huber", "delta": 1.0}]))
     X, Y = draw(strategies.streams(p, 1, loss=loss, max_n=4, nonzero=True, extreme=True))
+    if draw(st.booleans()):   # the first example again and again: ||f_t|| grows fastest towards the bound
+        times = draw(_TIGHT_REPEATS)
+        X, Y = np.repeat(X[:1], times, axis=0), np.repeat(Y[:1], times, axis=0)
     lam = draw(strategies.log_uniform(1e-2, 1e2))
     return {"kernels": [kernel.to_dict()] * m, "p": p, "d": 1, "X": X.tolist(), "Y": Y.tolist(), "lam": lam,
             "eta": draw(st.floats(0.5, 0.999)) / lam, "r": draw(st.sampled_from([10.0, 2.0, 5.0])), "loss": loss,
@@ -343,11 +350,31 @@ def _squared_loss_instances(draw, *, proof_condition: bool = True):
             "kappa2": kappa2, "C_y": C_y}
 
 
+#: how many times ``_tight_squared_copies`` repeats its example
+_TIGHT_SQUARED_REPEATS = st.integers(4, 8)
+
+
+@st.composite
+def _tight_squared_copies(draw):
+    """Hyp. 1, 3 where the norm bound of ``monorma.norm_prop2_factor`` comes closest: m copies of a kernel with d = 1,
+    one point ``x*`` where ``K(x*, x*) = kappa^2`` (``strategies.top_direction``) repeated 4-8 times with the target
+    ``+-C_y`` every time, rho = eta lam >= 1/2, and ``lam = c 2 m^((1-1/r)_+) kappa^2``, ``c > 1``: ``||f_t||`` grows
+    towards the bound round after round (as ``_tight_copies`` for Hyp. 2)."""
+    p, m = draw(strategies.dimensions), draw(st.integers(2, 3))
+    kernel, kappa2 = draw(strategies.kernels_with_kappa2(1, p, sums=False))
+    x, _ = strategies.top_direction(kernel, p)
+    C_y, sign, n = draw(strategies.log_uniform(1e-2, 1e2)), draw(st.sampled_from([1.0, -1.0])), draw(_TIGHT_SQUARED_REPEATS)
+    r = draw(strategies.monorma_exponents())
+    lam = draw(_ABOVE_ONE) * 2 * float(norm_factor2(m, r)) * kappa2
+    return {"kernels": [kernel.to_dict()] * m, "p": p, "d": 1, "X": [x.tolist()] * n, "Y": [[sign * C_y]] * n, "lam": lam,
+            "eta": draw(st.floats(0.5, 0.999)) / lam, "r": r, "loss": "squared", "kappa2": [kappa2] * m, "C_y": C_y}
+
+
 @claim("monorma.norm_prop2_factor",
        statement="squared loss, lam > 2 m^((1-1/r)_+) kappa_max^2: ||f_t||_{H_{delta_t}} <= m^((1-1/r)_+/2) 2 kappa_max C_y / lam for every t",
        reference="docs/monorma-guarantees.md, statement 4 (Prop. 2(i) analogue, with the condition on lam that makes it hold); docs/monorma-guarantees.md",
        hypotheses="Hyp. 1, 3 with lam > 2 m^((1-1/r)_+) kappa_max^2, any r > 0", expected="holds",
-       instances=_squared_loss_instances(), uses=("monorma",),
+       instances=st.one_of(_tight_squared_copies(), _squared_loss_instances()), uses=("monorma",),
        informative="m >= 2 and f_t != 0; margin relative to each step's bound (||u_t|| = ||p_t - y_t|| <= 2 C_y, (b), (c))")
 def norm_prop2_factor(instance, impl, precision=None):
     return _norm_outcome(instance, impl, precision, norm_factor2(len(instance["kernels"]), instance["r"], precision),

@@ -1,5 +1,6 @@
 """``ovk-check claims`` and ``ovk-check verify``: output and exit codes (0 as expected, 1 differs, 2 usage)."""
 import json
+import zlib
 
 from ovk_cli.cli import main
 from proofs_check import CLAIMS
@@ -60,7 +61,8 @@ def test_verify_fails_a_claim_below_its_informative_floor(monkeypatch, tmp_path,
 
     def thin_check(instance, impl=None, precision=None):
         outcome = check(instance, impl, precision)
-        outcome.informative = len(instance["X"]) > 5 and instance["X"][0][0] > 0.9   # rarely informative
+        # one instance in 500, whatever the strategy draws (a predicate on the draws depends on their distribution)
+        outcome.informative = zlib.crc32(json.dumps(instance, sort_keys=True).encode()) % 500 == 0
         return outcome
     monkeypatch.setattr(CLAIMS["def1.psd"], "check", thin_check)
     report = tmp_path / "thin.json"

@@ -129,7 +129,8 @@ def test_recording_finds_the_faults_whose_code_a_search_runs():
 
 def test_a_unit_plants_its_fault_in_the_process_that_runs_it():
     result = run_unit(Unit("onorma.closed_form", "ci", None, fault="shrink_halved"))
-    assert result["verdict"] == "false" and result["instances"] == 1     # no shrinking: the first violation
+    # no shrinking (a shrink pass runs the claim on dozens of candidates): the first violation among the first draws
+    assert result["verdict"] == "false" and result["instances"] <= 3
     assert run_unit(Unit("onorma.closed_form", "ci", None))["verdict"] == "holds"
 
 
@@ -138,11 +139,12 @@ def test_a_unit_plants_its_fault_in_the_process_that_runs_it():
     ("thm1.predictor", "norm_gradient_unnormalised",
      hypothesis_strategies.one_of(strategies.onorma_instances("hyp2", feature_only=True, max_n=8, min_n=2),
                                   strategies.onorma_instances("hyp3", max_n=8, min_n=2)))])
-def test_the_tight_streams_catch_what_the_drawn_streams_miss(monkeypatch, claim_id, fault, drawn_before):
-    """strategies.tight_onorma_instances (one point at the top of K(x, x), targets along its top eigenvector): with the
-    claim's streams of before alone, ci does not see the fault; with the tight ones alone, it does."""
+def test_the_tight_streams_catch_the_fault_alone(monkeypatch, claim_id, fault, drawn_before):
+    """strategies.tight_onorma_instances (one point at the top of K(x, x), targets along its top eigenvector) alone
+    catch the fault in ci. (The claim's drawn streams of before missed it in ci when arrays were drawn sparse; drawn
+    as lists of rounds they catch it too.)"""
     with FAULTS[fault].applied():
         monkeypatch.setattr(CLAIMS[claim_id], "instances", drawn_before)
-        assert run_claim(claim_id, "ci", shrink=False).verdict == "holds"
+        assert run_claim(claim_id, "ci", shrink=False).verdict == "false"
         monkeypatch.setattr(CLAIMS[claim_id], "instances", strategies.tight_onorma_instances("hyp2", feature_only=True))
         assert run_claim(claim_id, "ci", shrink=False).verdict == "false"

@@ -4,8 +4,9 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample
 from hypothesis.extra import numpy as hnp
 
 import ovk_ref
@@ -127,3 +128,67 @@ def test_a_row_whose_float64_norm_is_the_bound_but_exceeds_it_is_rescaled():
     row = np.full((1, 3), 0.5773502691896258)
     assert np.linalg.norm(row) == 1.0 and not _exact_norm_within(row[0], 1.0)
     assert _exact_norm_within(strategies.within_bound(row, 1.0)[0], 1.0)
+
+
+# --- entries as single float choices, streams as lists of rounds ------------------------------------------------------
+
+#: Hypothesis' ``find`` on a fixed seed, without the example database: the same shrunk example every run
+FIND_SETTINGS = settings(database=None, derandomize=True, max_examples=200, phases=[Phase.generate, Phase.shrink])
+
+
+@st.composite
+def _streams_of_any_dimension(draw):
+    d, p = draw(strategies.dimensions), draw(strategies.dimensions)
+    return draw(strategies.streams(p, d, max_n=10, nonzero=True))
+
+
+def test_a_stream_shrinks_round_by_round_and_to_dimension_one():
+    """Rounds are list elements (deleted whole) and a round's rows are drawn at the largest width, so lowering ``p``
+    or ``d`` leaves the rounds' choices in line: the smallest stream whose third target is large is three rounds of
+    inputs 1 (the folded coordinate's simplest value), targets ``1`` (``y_1`` lifted), ``0``, ``1``. Planted: rows
+    drawn at width ``p`` and ``d`` (each round then reads its neighbour's choices after a lower ``p``) leave a
+    larger ``p`` or ``d``."""
+    X, Y = find(_streams_of_any_dimension(), lambda stream: len(stream[0]) >= 3 and np.abs(stream[1][2]).max() > 0.5,
+                settings=FIND_SETTINGS)
+    assert X.tolist() == [[1.0], [1.0], [1.0]] and Y.tolist() == [[1.0], [0.0], [1.0]]
+
+
+@given(strategies.streams(3, 2, nonzero=True, max_n=4), strategies.streams(2, 3, nonzero=True, extreme=True, max_n=4))
+def test_stream_entries_are_zero_or_above_the_floor_and_in_their_box(stream, extreme):
+    X, Y = stream
+    assert np.all((X == 0) | ((X >= strategies.TINY) & (X <= 1)))
+    assert np.all((Y == 0) | (np.abs(Y) >= strategies.TINY))
+    assert set(np.unique(extreme[0])) <= {0.0, 1.0} and np.any(extreme[0][0])
+
+
+def test_folded_coordinates_shrink_to_the_vertex_one_and_reach_zero():
+    assert [strategies._folded(u) for u in (0.0, -0.0, 1.0, -1.0, 0.25, -0.25)] == [1.0, 0.0, 0.0, 1.0, 0.75, 0.25]
+
+
+def test_a_vertex_is_one_choice_shrinking_to_ones_and_the_nonzero_ones_exclude_zero():
+    assert find(strategies.vertices(3), lambda v: True, settings=FIND_SETTINGS) == [1.0, 1.0, 1.0]
+    assert find(strategies.vertices(2), lambda v: not any(v), settings=FIND_SETTINGS) == [0.0, 0.0]
+    assert find(strategies.vertices(2, nonzero=True), lambda v: v[0] == 0 and v[1] == 1, settings=FIND_SETTINGS) == [0.0, 1.0]
+    with pytest.raises(NoSuchExample):
+        find(strategies.vertices(2, nonzero=True), lambda v: not any(v), settings=FIND_SETTINGS)
+
+
+def test_an_all_zero_draw_is_lifted_not_thrown_away():
+    assert strategies.lifted([0.0, 0.0]) == [1.0, 0.0] and strategies.lifted([0.0, -0.5]) == [0.0, -0.5]
+    array = strategies.lifted(np.zeros((2, 3)))
+    assert array[0, 0] == 1.0 and np.count_nonzero(array) == 1
+
+
+@given(strategies.dimensions, strategies.dimensions, st.data())
+def test_kernel_arrays_have_their_shapes_and_are_not_zero(d, p, data):
+    M = data.draw(strategies.feature_kernels(d, p)).M
+    assert M.shape[:2] == (p + 1, d) and 1 <= M.shape[2] <= 4 and np.any(M)
+    B = data.draw(strategies.psd_matrices(d))
+    assert B.shape == (d, d) and np.any(B) and np.linalg.eigvalsh(B).min() >= -1e-12
+
+
+def test_the_ratio_below_hyp3_shrinks_to_the_farthest_breach():
+    """``c = lam / kappa^2`` shrinks towards 1e-3, where a breach of Hyp. 3(iii) shows on two rounds (at c = 0.1 a
+    counterexample of thm1.squared_without_lam needed six)."""
+    assert find(strategies.below_hyp3_ratios(), lambda c: True, settings=FIND_SETTINGS) == 1e-3
+    assert find(strategies.below_hyp3_ratios(), lambda c: c > 0.05, settings=FIND_SETTINGS) == pytest.approx(0.1)
