@@ -99,7 +99,7 @@ def _dot_rows(values, CT, out, r, rows):
         f = min(e + 1, d - 1)
         t0, t1, t2, t3, t4, t5, t6, t7 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
         s0, s1, s2, s3, s4, s5, s6, s7 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-        for j in range(CT.shape[1]):
+        for j in range(values.shape[1]):
             c, g = CT[e, j], CT[f, j]
             v0, v1, v2, v3 = values[0, j], values[1, j], values[2, j], values[3, j]
             v4, v5, v6, v7 = values[4, j], values[5, j], values[6, j], values[7, j]
@@ -220,18 +220,50 @@ def _squared_rounds(S, factors, B, old, diagonal, Y, c_t, previous, scales, step
     beta[:, :] = betaT.T
 
 
-def _onorma_squared_rounds(S, factors, B, old, previous, scales, steps, firsts, Y, predictions, new_coefficients,
+def _onorma_squared_rounds(T, factors, B, old, previous, scales, steps, firsts, Y, predictions, new_coefficients,
                            beta):
-    """ONORMA's steps 1-3 (spec 5.1) at rounds b = 0..n-1 of a block for the squared loss and a kernel ``k(x, z) B``:
-    MONORMA's steps 1-4 with one kernel of weight 1, round b from the block's term ``firsts[b]`` on (truncation;
-    ``S`` (1, n, n) the block's own scalar rows or exponents (``_kernel_values``), ``B`` (1, d, d), ``old``
-    (1, n, d)). The records and ``beta`` are written."""
+    """ONORMA's steps 1-3 (spec 5.1) at rounds b = 0..n-1 of a block for the squared loss and a kernel ``k(x, z) B``,
+    round r from the block's term ``firsts[r]`` on (truncation; ``firsts`` non-decreasing: a dropped term never
+    returns). ``T`` (n, n): the block's own scalar rows transposed, ``T[i, r] = k(x_r, x_i)`` for i < r (the strict
+    upper triangle is read), or with ``factors`` (1,) their exponents, ``exp(factors[0] T[i, r])`` computed here for
+    the terms needed only; ``B`` (d, d), ``old`` (n, d) the rows against earlier blocks applied.
+
+    Once round b gives its unscaled coefficient ``beta_b``, its term ``k(x_r, x_b) B beta_b`` is added to the sum of
+    every later round r that keeps it at once (``sums[e, r]``, along the rounds: vectorised, no reduction), so round
+    r's prediction ``previous[r] (old[r] + sums[:, r])`` is ready when it starts; each sum runs over the terms in
+    their order. The records and ``beta`` are written."""
     n, d = Y.shape
-    u, v, new, weights, betaT, row = np.empty(d), np.empty((1, d)), np.empty(d), np.ones(1), np.empty((d, n)), np.empty(n)
+    sums, v, new, weights = np.zeros((d, n)), np.empty((1, d)), np.empty(d), np.ones(1)
+    betaT, row, exponents = np.empty((d, n)), np.empty(n), factors.shape[0] > 0
+    reach = 0
     for b in range(n):
-        _kernel_values(S, factors, B, old, previous, betaT, b, firsts[b], u, v, row)
+        for e in range(d):
+            v[0, e] = previous[b] * (old[b, e] + sums[e, b])
         _new_coefficient(v, weights, Y, steps, scales, b, new, predictions, new_coefficients, betaT)
+        reach = max(reach, b + 1)
+        while reach < n and firsts[reach] <= b:     # rounds b+1..reach-1 keep term b
+            reach += 1
+        if reach == b + 1:
+            continue
+        if exponents:
+            values = row[b + 1:reach]
+            _exp_row(T[b, b + 1:reach], factors[0], values)
+        else:
+            values = T[b, b + 1:reach]
+        for e in range(d):
+            term = 0.0
+            for f in range(d):
+                term += B[e, f] * betaT[f, b]
+            later = sums[e, b + 1:reach]
+            for r in range(values.shape[0]):
+                later[r] += values[r] * term
     beta[:, :] = betaT.T
+
+
+def _exp_upper(E, factor, out):
+    """``out[i, j] = exp(factor E[i, j])`` for j > i (the strict upper triangle; the rest of ``out`` untouched)."""
+    for i in range(E.shape[0]):
+        _exp_row(E[i, i + 1:], factor, out[i, i + 1:])
 
 
 def norm_recursion(c_t, added, norm2, rounds, downdates, out):
@@ -274,7 +306,9 @@ def _compiled() -> dict:
     steps = {step.__name__: plain(step) for step in EXACT_STEPS}
     steps["_kernel_values"] = jit_calling(_kernel_values, {"_exp_row": exp_row}, sums)
     return {"exp_row": exp_row, "exp_product": jit_calling(_exp_product, {"_exp_row": exp_row, "_dot_rows": sums(_dot_rows)}, strict),
-            "monorma": jit_calling(_squared_rounds, steps, plain), "onorma": jit_calling(_onorma_squared_rounds, steps, plain),
+            "exp_upper": jit_calling(_exp_upper, {"_exp_row": exp_row}, strict),
+            "monorma": jit_calling(_squared_rounds, steps, plain),
+            "onorma": jit_calling(_onorma_squared_rounds, {**steps, "_exp_row": exp_row}, strict),
             "norms": plain(norm_recursion)}
 
 
@@ -284,13 +318,20 @@ def exp_into(x: np.ndarray, out: np.ndarray, factor: float = 1.0) -> np.ndarray:
     return out
 
 
+def exp_upper(E: np.ndarray, out: np.ndarray, factor: float = 1.0) -> np.ndarray:
+    """``exp(factor E)`` on the strict upper triangle of a square C-contiguous ``E``, into ``out`` (the rest of
+    ``out`` untouched), by ``_exp_row`` compiled (numba must be installed)."""
+    _compiled()["exp_upper"](E, factor, out)
+    return out
+
+
 #: no mask
 _NONE = np.zeros((0, 0), dtype=bool)
 
 
 def exp_product(E: np.ndarray, factor: float, CT: np.ndarray, out: np.ndarray, mask: np.ndarray | None = None):
-    """``out = (exp(factor E) * mask) @ CT.T`` (E: n_x x n_z, CT: d x n_z, out: n_x x d, each C-contiguous; ``mask``
-    n_x x n_z booleans, or None for all), compiled (numba must be installed)."""
+    """``out = (exp(factor E) * mask) @ CT[:, :n_z].T`` (E: n_x x n_z, CT: d x (n_z or more), out: n_x x d, each
+    C-contiguous; ``mask`` n_x x n_z booleans, or None for all), compiled (numba must be installed)."""
     _compiled()["exp_product"](E, factor, CT, _NONE if mask is None else mask, out)
     return out
 

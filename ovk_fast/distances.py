@@ -81,14 +81,15 @@ class StreamOperands:
     def __init__(self, X: np.ndarray, factor: float, fold: float):
         self._expansion = Expansion(X, factor, fold)
         self.fold = fold        # left @ right.T = -fold |x - z|^2
-        self.right = None
+        self.right, self._lefts = None, {}
         if self._expansion.finite:
             self.right = self._expansion.right(X, np.empty_like(self._expansion.left))
 
     def left(self, start: int, stop: int) -> np.ndarray | None:
-        if self.right is None or not self._expansion.accurate(float(np.max(self._expansion.norms[start:stop]))):
-            return None
-        return self._expansion.left[start:stop]
+        if (start, stop) not in self._lefts:        # asked for by several steps of a block: decided once
+            accurate = self.right is not None and self._expansion.accurate(float(np.max(self._expansion.norms[start:stop])))
+            self._lefts[start, stop] = self._expansion.left[start:stop] if accurate else None
+        return self._lefts[start, stop]
 
 
 def direct_squared_distances(X: np.ndarray, Z: np.ndarray, out: np.ndarray, scratch: np.ndarray) -> np.ndarray:

@@ -45,6 +45,7 @@ from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.support import first_kept, kept_before
 from ovk_fast.threads import single_blas_thread
 from ovk_ref import validation
+from ovk_ref.kernels import Separable
 from ovk_ref.losses import Squared
 from ovk_ref.onorma import ONORMA
 from ovk_ref.records import OnormaRecord
@@ -79,14 +80,20 @@ def _strictly_lower(n: int) -> np.ndarray:
 
 class _Ring:
     """Preallocated stored inputs ``X``, unscaled coefficients ``beta``, their stream indices (-1: empty) and, with
-    the stream's expansion operands, their ``right`` operands."""
+    the stream's expansion operands, their ``right`` operands. Where it holds the whole stream (no truncation: entry i
+    in slot i), its inputs and operands are the stream's own arrays, not copies."""
 
-    def __init__(self, capacity: int, p: int, d: int, operands):
-        self.X = np.zeros((capacity, p))
+    def __init__(self, capacity: int, stream: np.ndarray, d: int, operands):
+        p, whole = stream.shape[1], capacity >= len(stream)
         self.beta = np.zeros((capacity, d))
         self.index = np.full(capacity, -1)
+        self.stored = 0         # entries put so far
         self.operands = operands if operands is not None and operands.right is not None else None
-        self.right = np.zeros((capacity, p + 2)) if self.operands is not None else None
+        self.X = stream if whole else np.zeros((capacity, p))
+        self.right = None
+        if self.operands is not None:
+            self.right = self.operands.right if whole else np.zeros((capacity, p + 2))
+        self.copies = not whole
 
     def put(self, start: int, X, beta) -> None:
         """Store entries ``start, start + 1, ...``; of more than ``capacity``, only the last ``capacity`` stay."""
@@ -95,13 +102,16 @@ class _Ring:
         slots = indices % len(self.index)
         if slots[-1] - slots[0] == len(slots) - 1:      # no wrap: slices, not index arrays
             slots = slice(slots[0], slots[-1] + 1)
-        self.X[slots], self.beta[slots], self.index[slots] = X[kept], beta[kept], indices
-        if self.right is not None:
-            self.right[slots] = self.operands.right[indices[0]:indices[-1] + 1]
+        self.beta[slots], self.index[slots] = beta[kept], indices
+        self.stored = max(self.stored, start + len(X))
+        if self.copies:
+            self.X[slots] = X[kept]
+            if self.right is not None:
+                self.right[slots] = self.operands.right[indices[0]:indices[-1] + 1]
 
     def filled(self) -> int:
         """Slots in use; they are ``0..filled-1`` (entry i goes to slot ``i % capacity``, i = 0, 1, ...)."""
-        return int(np.count_nonzero(self.index >= 0))
+        return min(self.stored, len(self.index))
 
 
 def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision=None, on_divergence="warn",
@@ -143,15 +153,18 @@ class _Run:
         self.truncated = checked.schedule is not None
         n, d = Y.shape
         capacity = int(np.max(np.arange(n) - self.before)) + 1   # support of f_{t-1} plus the new term
-        self.ring = _Ring(capacity, X.shape[1], d, stream_operands([self.kernel], X))
+        self.ring = _Ring(capacity, X, d, stream_operands([self.kernel], X))
         self.literal_bound = LiteralBound([self.kernel], X, Y, checked.eta, checked.divergence_bound)
         self.largest = 0.0      # the largest |alpha_{i,t}| so far: at most the largest |new coefficient|
         self.scale, self.norm2 = 1.0, 0.0
         self._eigen = None              # (Q, [(indices, eigenvalue), ...]) of B for _affine_rounds, once per run
+        # a separable kernel's B as the compiled rounds take it (C-contiguous float64), once per run
+        self.output_matrix = np.ascontiguousarray(self.kernel.B, dtype=float) if isinstance(self.kernel, Separable) else None
         self.bandwidths = bandwidths([self.kernel])
         self.workspace = Workspace()    # the block's own rows and solve: the same memory block after block
         self.ahead = LookAhead([self.kernel], X, self.ring.operands)     # the next block's work (_look_ahead)
-        self.own_buffers = [np.empty(BLOCK_ROUNDS ** 2), np.empty(BLOCK_ROUNDS ** 2)]   # a block's, and the next's
+        # a block's own values and the next's: in the workspace of the run's thread, the same memory run after run
+        self.own_buffers = [Workspace.of_this_thread().array(("own values", i), (BLOCK_ROUNDS ** 2,)) for i in range(2)]
         self.schedule = (None, None)    # (rows, block_schedule of these rounds)
         self.predictions, self.new_coefficients, self.norms = np.zeros((n, d)), np.zeros((n, d)), np.zeros(n)
 
@@ -183,8 +196,8 @@ class _Run:
 
     def _own_values(self, start: int, stop: int, left):
         """A job computing the block's own Gaussian values ``exp(factor E)`` (E the exponents on the stream's
-        operands) as the compiled rounds would, into the buffer the block after it does not use; None where the
-        compiled rounds do not take them (``_compiled_rounds``)."""
+        operands), transposed and on the strict upper triangle, as the compiled rounds read them, into the buffer the
+        block after it does not use; None where the compiled rounds do not take them (``_compiled_rounds``)."""
         factors = None if left is None else gaussian_factors([self.kernel], self.ring.operands.fold)
         if not (compiled.AVAILABLE and isinstance(self.loss, Squared)) or factors is None:
             return None
@@ -192,10 +205,8 @@ class _Run:
         n, buffer, right = stop - start, self.own_buffers[0], self.ring.operands.right[start:stop]
 
         def job():
-            exponents = np.matmul(left, right.T, out=Workspace.of_this_thread().array("own exponents", (n, n)))
-            values = buffer[:n * n].reshape(n, n)
-            compiled.exp_into(exponents.reshape(-1), values.reshape(-1), float(factors[0]))   # not in place: vectorised
-            return values
+            exponents = np.matmul(right, left.T, out=Workspace.of_this_thread().array("own exponents", (n, n)))
+            return compiled.exp_upper(exponents, buffer[:n * n].reshape(n, n), float(factors[0]))
         return job
 
     def _schedule(self, start: int, stop: int) -> tuple:
@@ -219,7 +230,7 @@ class _Run:
         eta_t, c_t, scales = self._schedule(start, stop)
         stop = start + len(scales)
         applied, jobs = self.ahead.take((start, stop))          # before the fold: its jobs read the stored beta
-        self.ring.beta *= self.scale        # fold the scale: stored beta are alpha_{i,start-1} now
+        self.ring.beta[:self.ring.filled()] *= self.scale     # fold the scale: stored beta are alpha_{i,start-1} now
         queries = X[start:stop]
         old = applied[0] if applied is not None else self._old_terms(range(start, stop), before[start:stop])
         self._look_ahead(start, stop, scales[-1])
@@ -251,24 +262,25 @@ class _Run:
         return KernelRows(self.kernel, queries, queries, PairGeometry(queries, queries, self.workspace, self.bandwidths, own))
 
     def _compiled_rounds(self, start, stop, old, firsts, scales, steps, records, own=None):
-        """``_rounds`` compiled (``compiled.onorma_squared_rounds``) for the squared loss and a kernel ``k(x, z) B``:
-        a Gaussian's own values computed ahead (``own``, ``_own_values``), or its rows as exponents on the stream's
-        operands, exponentiated in the loop for the terms it needs (``kernel_rows.gaussian_factors``), else the
-        block's own scalar rows. None where it does not apply."""
+        """``_rounds`` compiled (``compiled.onorma_squared_rounds``) for the squared loss and a kernel ``k(x, z) B``,
+        on the block's own rows transposed: a Gaussian's own values computed ahead (``own``, ``_own_values``), or its
+        rows as exponents on the stream's operands, exponentiated in the loop for the terms it needs
+        (``kernel_rows.gaussian_factors``), else the block's own scalar rows. None where it does not apply."""
         if not isinstance(self.loss, Squared):
             return None
         n, left = stop - start, self._left_operand(range(start, stop))
         factors = None if left is None or own is not None else gaussian_factors([self.kernel], self.ring.operands.fold)
         if own is not None:
-            S, B, factors = own, self.kernel.B, np.zeros(0)
+            T, B, factors = own, self.output_matrix, np.zeros(0)
         elif factors is not None:
-            S, B = np.matmul(left, self.ring.operands.right[start:stop].T, out=self.workspace.array("own", (n, n))), self.kernel.B
+            T, B = np.matmul(self.ring.operands.right[start:stop], left.T, out=self.workspace.array("own", (n, n))), self.output_matrix
         elif (form := self._own_rows(start, stop).separable_form()) is not None:
             (S, B), factors = form, np.zeros(0)
+            T, B = np.ascontiguousarray(S.T), np.ascontiguousarray(B, dtype=float)
         else:
             return None
         beta = np.empty((n, self.Y.shape[1]))
-        compiled.onorma_squared_rounds(S[None], factors, np.ascontiguousarray(B, dtype=float)[None], old[None],
+        compiled.onorma_squared_rounds(T, factors, B, old,
                                        np.concatenate(([1.0], scales[:-1])), scales, steps, firsts,
                                        self.Y[start:stop], *records, beta)
         return beta

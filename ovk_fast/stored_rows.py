@@ -101,6 +101,20 @@ def stream_operands(kernels, X: np.ndarray) -> StreamOperands | None:
     return StreamOperands(X, *_exponent_scaling(gaussians)) if gaussians else None
 
 
+class KernelSet:
+    """Kernels ``K_k = sum_i k_ki(x, z) B_ki`` (``kernel_terms``: ``kernel_rows.separable_terms`` of each) as
+    ``SeparableTiles`` computes them: their distinct scalars (``_distinct_scalars``), which are Gaussians, and
+    whether the exponents' GEMM folds in the only bandwidth. Made once for a run's many blocks."""
+
+    def __init__(self, kernel_terms: list):
+        self.scalars, self.outputs = _distinct_scalars(kernel_terms)
+        self.kernels = len(kernel_terms)
+        self.gaussians = [s for s in self.scalars if isinstance(s, Gaussian)]
+        self.folded = len(self.gaussians) == 1        # the GEMM gives the only Gaussian's exponents -|x - z|^2 / mu
+        self.inner = any(isinstance(s, (Linear, Polynomial)) for s in self.scalars)
+        self.gaussian_only = self.folded and self.scalars == self.gaussians
+
+
 class SeparableTiles:
     """The stored rows of kernels ``K_k = sum_i k_ki(x, z) B_ki`` (scalars in ``KNOWN_SCALARS``).
 
@@ -113,18 +127,16 @@ class SeparableTiles:
     tile's built in the tile; with a single bandwidth the factor ``1/mu`` is folded in, so the GEMM gives the
     exponents themselves. The direct sum where the expansion is not accurate (``ovk_fast.distances``)."""
 
-    def __init__(self, kernel_terms: list, X: np.ndarray, Z: np.ndarray, operands=None, scale: float = 1.0):
+    def __init__(self, kernels: "KernelSet", X: np.ndarray, Z: np.ndarray, operands=None, scale: float = 1.0):
         self.X, self.Z, self.scale = X, Z, scale
-        self.scalars, self.outputs = _distinct_scalars(kernel_terms)
-        self.kernels = len(kernel_terms)
-        gaussians = [s for s in self.scalars if isinstance(s, Gaussian)]
-        self.folded = len(gaussians) == 1        # the GEMM gives the only Gaussian's exponents -|x - z|^2 / mu
+        self.scalars, self.outputs, self.kernels = kernels.scalars, kernels.outputs, kernels.kernels
+        self.folded, self.gaussians, self.inner = kernels.folded, bool(kernels.gaussians), kernels.inner
         self.left, self.right = operands if operands is not None else (None, None)
         self.expansion = None
-        if gaussians and self.left is None:
-            self.expansion = Expansion(X, *_exponent_scaling(gaussians))
-        self.gaussians = bool(gaussians)
-        self.inner = any(isinstance(s, (Linear, Polynomial)) for s in self.scalars)
+        if kernels.gaussians and self.left is None:
+            self.expansion = Expansion(X, *_exponent_scaling(kernels.gaussians))
+        # a single Gaussian on the stream's operands: each tile one GEMM and one compiled pass (_gaussian_tile)
+        self.gaussian_only = compiled.AVAILABLE and kernels.gaussian_only and self.right is not None
 
     def _tile(self, lo: int, C: np.ndarray, mask) -> np.ndarray:
         """``[s(X, Z_tile) C_tile for each scalar s]``: an (n_scalars, n_x, d) array."""
@@ -179,9 +191,29 @@ class SeparableTiles:
         values.fill(scalar.c)
         return values
 
+    def _gaussian_tile(self, lo: int, C: np.ndarray, products: np.ndarray) -> np.ndarray:
+        """``_tile`` for a single Gaussian on the stream's operands (``gaussian_only``), without a mask: the exponents'
+        GEMM, the tile's coefficients times ``scale`` transposed in one numpy call, and ``compiled.exp_product``, into
+        ``products[tile]``."""
+        right, workspace = self.right[lo:lo + TILE_COLUMNS], Workspace.of_this_thread()
+        exponents = np.matmul(self.left, right.T, out=workspace.array("exponents", (len(self.X), len(right))))
+        CT = workspace.array("coefficients", (C.shape[1], len(right)))
+        if self.scale == 1.0:
+            np.copyto(CT, C[lo:lo + len(right)].T)
+        else:
+            np.multiply(C[lo:lo + len(right)].T, self.scale, out=CT)
+        out = products[lo // TILE_COLUMNS]
+        compiled.exp_product(exponents, 1.0, CT, out[0])
+        return out
+
     def tiles(self, C: np.ndarray, mask=None) -> list:
-        """A job per tile, in the tiles' order: each returns its tile's ``[s(X, Z_tile) C_tile for each scalar s]``."""
-        return [functools.partial(self._tile, lo, C, mask) for lo in _tile_starts(len(self.Z))]
+        """A job per tile, in the tiles' order: each returns its tile's ``[s(X, Z_tile) C_tile for each scalar s]``
+        (a single Gaussian on the stream's operands without a mask: ``_gaussian_tile``, into one array for all)."""
+        starts = _tile_starts(len(self.Z))
+        if not (self.gaussian_only and mask is None):
+            return [functools.partial(self._tile, lo, C, mask) for lo in starts]
+        products = np.empty((len(starts), 1, len(self.X), C.shape[1]))
+        return [functools.partial(self._gaussian_tile, lo, C, products) for lo in starts]
 
     def partials(self, C: np.ndarray, mask=None) -> list:
         """The tiles' partial sums (``tiles``), computed on ovk_fast's threads (``threads.map_in_order``)."""
@@ -207,7 +239,7 @@ def apply_rows(kernels, X: np.ndarray, Z: np.ndarray, C: np.ndarray, mask: np.nd
     expansion's ``(left, right)`` rows of ``X`` and ``Z`` from ``stream_operands(kernels, ...)``, if any."""
     terms = [separable_terms(kernel) for kernel in kernels]
     if all(term is not None for term in terms):
-        return SeparableTiles(terms, X, Z, operands).apply(C, mask)
+        return SeparableTiles(KernelSet(terms), X, Z, operands).apply(C, mask)
     mus = bandwidths(kernels)
 
     def tile(lo):

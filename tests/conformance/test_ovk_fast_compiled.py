@@ -168,8 +168,8 @@ def test_onorma_takes_the_compiled_kernels_and_a_planted_fault_in_each_is_caught
         out[3::compiled_module.ROWS] = 0.0
         return out
 
-    rounds = plant_fault(compiled_module, "previous[b] * (old[j, b, e] + total)",
-                     "(old[j, b, e] + total)")["_onorma_squared_rounds"]
+    rounds = plant_fault(compiled_module, "previous[b] * (old[b, e] + sums[e, b])",
+                         "(old[b, e] + sums[e, b])")["_onorma_squared_rounds"]
     for patch in (mock.patch.object(compiled_module, "exp_product", drops_a_row),
                   mock.patch.object(compiled_module, "onorma_squared_rounds", rounds)):
         with patch:
