@@ -126,6 +126,20 @@ def _exp_product(E, factor, CT, mask, out):
         _dot_rows(values, CT, out, r, rows)
 
 
+def _gaussian_tile(left, right, C, scale, exponents, CT, out):
+    """``out = exp(left @ right.T) @ (C * scale)``: a tile of a single Gaussian's rows against stored points, on the
+    expansion's operands with ``1/mu`` folded in (``ovk_fast.distances``), in one call: the exponents' GEMM by BLAS
+    (numba's ``np.dot``) into ``exponents`` (flat, n_x n_z or more), the coefficients times ``scale`` transposed into
+    ``CT`` (d x n_z or more; each product as numpy's ``C * scale``), and ``_exp_product``."""
+    n, w, d = left.shape[0], right.shape[0], C.shape[1]
+    E = exponents[:n * w].reshape((n, w))
+    np.dot(left, right.T, E)
+    for e in range(d):
+        for j in range(w):
+            CT[e, j] = C[j, e] * scale
+    _exp_product(E, 1.0, CT, np.zeros((0, 0), dtype=np.bool_), out)
+
+
 # --- the rounds within a block, and the norm recursion -------------------------------------------------------------
 
 def _kernel_values(S, factors, B, old, previous, betaT, b, first, u, v, row):
@@ -305,7 +319,9 @@ def _compiled() -> dict:
     exp_row = jit_calling(_exp_row, {"_float_from_bits": float_from_bits}, strict)
     steps = {step.__name__: plain(step) for step in EXACT_STEPS}
     steps["_kernel_values"] = jit_calling(_kernel_values, {"_exp_row": exp_row}, sums)
-    return {"exp_row": exp_row, "exp_product": jit_calling(_exp_product, {"_exp_row": exp_row, "_dot_rows": sums(_dot_rows)}, strict),
+    exp_product = jit_calling(_exp_product, {"_exp_row": exp_row, "_dot_rows": sums(_dot_rows)}, strict)
+    return {"exp_row": exp_row, "exp_product": exp_product,
+            "gaussian_tile": jit_calling(_gaussian_tile, {"_exp_product": exp_product}, strict),
             "exp_upper": jit_calling(_exp_upper, {"_exp_row": exp_row}, strict),
             "monorma": jit_calling(_squared_rounds, steps, plain),
             "onorma": jit_calling(_onorma_squared_rounds, {**steps, "_exp_row": exp_row}, strict),
@@ -333,6 +349,12 @@ def exp_product(E: np.ndarray, factor: float, CT: np.ndarray, out: np.ndarray, m
     """``out = (exp(factor E) * mask) @ CT[:, :n_z].T`` (E: n_x x n_z, CT: d x (n_z or more), out: n_x x d, each
     C-contiguous; ``mask`` n_x x n_z booleans, or None for all), compiled (numba must be installed)."""
     _compiled()["exp_product"](E, factor, CT, _NONE if mask is None else mask, out)
+    return out
+
+
+def gaussian_tile(left, right, C, scale: float, exponents, CT, out) -> np.ndarray:
+    """``_gaussian_tile`` compiled (numba must be installed): ``out = exp(left @ right.T) @ (C * scale)``."""
+    _compiled()["gaussian_tile"](left, right, C, scale, exponents, CT, out)
     return out
 
 

@@ -192,18 +192,14 @@ class SeparableTiles:
         return values
 
     def _gaussian_tile(self, lo: int, C: np.ndarray, products: np.ndarray) -> np.ndarray:
-        """``_tile`` for a single Gaussian on the stream's operands (``gaussian_only``), without a mask: the exponents'
-        GEMM, the tile's coefficients times ``scale`` transposed in one numpy call, and ``compiled.exp_product``, into
-        ``products[tile]``."""
-        right, workspace = self.right[lo:lo + TILE_COLUMNS], Workspace.of_this_thread()
-        exponents = np.matmul(self.left, right.T, out=workspace.array("exponents", (len(self.X), len(right))))
-        CT = workspace.array("coefficients", (C.shape[1], len(right)))
-        if self.scale == 1.0:
-            np.copyto(CT, C[lo:lo + len(right)].T)
-        else:
-            np.multiply(C[lo:lo + len(right)].T, self.scale, out=CT)
+        """``_tile`` for a single Gaussian on the stream's operands (``gaussian_only``), without a mask: one compiled
+        call (``compiled.gaussian_tile``: the exponents' GEMM, the coefficients times ``scale``, exp and the product),
+        into ``products[tile]``."""
+        workspace, hi = Workspace.of_this_thread(), min(lo + TILE_COLUMNS, len(self.right))
         out = products[lo // TILE_COLUMNS]
-        compiled.exp_product(exponents, 1.0, CT, out[0])
+        compiled.gaussian_tile(self.left, self.right[lo:hi], C[lo:hi], self.scale,
+                               workspace.array("exponents", (len(self.X) * TILE_COLUMNS,)),
+                               workspace.array("coefficients", (C.shape[1], TILE_COLUMNS)), out[0])
         return out
 
     def tiles(self, C: np.ndarray, mask=None) -> list:

@@ -26,6 +26,7 @@ from ovk_ref.synthetic import linear_related_tasks
 compiled_module = importlib.import_module("ovk_fast.compiled")
 stored_rows_module = importlib.import_module("ovk_fast.stored_rows")
 monorma_module = importlib.import_module("ovk_fast.monorma")
+onorma_module = importlib.import_module("ovk_fast.onorma")
 
 pytestmark = pytest.mark.skipif(not compiled_module.AVAILABLE, reason="numba is not installed: no compiled kernels")
 
@@ -145,37 +146,52 @@ def _gaussian_run(n):
 
 
 def test_onorma_takes_the_compiled_kernels_and_a_planted_fault_in_each_is_caught():
-    """Where numba is installed, ONORMA's tiles take the fused product and its squared-loss rounds the compiled
-    loop (so the property checks certify them); each with a planted fault fails the comparison with the
-    reference: a fused product that drops the last row of each group of four, and rounds that forget the
-    shrink of the earlier terms (``previous``)."""
+    """Where numba is installed, ONORMA's tiles take the compiled tile (``gaussian_tile``: GEMM, exp and product) and
+    its squared-loss rounds the compiled loop (so the property checks certify them); each with a planted fault fails
+    the comparison with the reference: a tile that drops the last row of each group of four, a tile whose
+    coefficients miss the fold ``scale`` (run as plain Python), and rounds that forget the shrink of the earlier
+    terms (``previous``)."""
     X, Y, kernel = _gaussian_run(300)
     reference = ovk_ref.onorma(X, Y, kernel, lam=0.05, eta=0.5)
     scales = term_scales(X, Y, [kernel], reference, 0.5)
     calls = {"tiles": 0, "rounds": 0}
-    products, rounds = compiled_module.exp_product, compiled_module.onorma_squared_rounds
+    tile, rounds = compiled_module.gaussian_tile, compiled_module.onorma_squared_rounds
 
     def counted(name, function):
         return lambda *a: calls.__setitem__(name, calls[name] + 1) or function(*a)
 
-    with mock.patch.object(compiled_module, "exp_product", counted("tiles", products)), \
+    with mock.patch.object(compiled_module, "gaussian_tile", counted("tiles", tile)), \
             mock.patch.object(compiled_module, "onorma_squared_rounds", counted("rounds", rounds)):
         assert_same_record(ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5), reference, scales)
     assert calls["tiles"] and calls["rounds"]
 
-    def drops_a_row(E, factor, CT, out, mask=None):
-        products(E, factor, CT, out, mask)
+    def drops_a_row(*arguments):
+        out = tile(*arguments)
         out[3::compiled_module.ROWS] = 0.0
         return out
 
+    unfolded = plant_fault(compiled_module, "CT[e, j] = C[j, e] * scale", "CT[e, j] = C[j, e]")
     rounds = plant_fault(compiled_module, "previous[b] * (old[b, e] + sums[e, b])",
                          "(old[b, e] + sums[e, b])")["_onorma_squared_rounds"]
-    for patch in (mock.patch.object(compiled_module, "exp_product", drops_a_row),
+    for patch in (mock.patch.object(compiled_module, "gaussian_tile", drops_a_row),
+                  mock.patch.object(compiled_module, "gaussian_tile", _plain_tile(unfolded)),
                   mock.patch.object(compiled_module, "onorma_squared_rounds", rounds)):
-        with patch:
+        with patch, mock.patch.object(onorma_module, "BLOCK_ROUNDS", 32):      # blocks fold: the scale is not 1
             planted = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5)
         with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients"):
             assert_same_record(planted, reference, scales)
+
+
+def _plain_tile(namespace):
+    """``gaussian_tile`` of a planted module's namespace, run as plain Python with the compiled product (the slow
+    part; the tile's own steps are those planted)."""
+    compiled_product = compiled_module._compiled()["exp_product"]
+    namespace["_exp_product"] = compiled_product
+
+    def gaussian_tile(left, right, C, scale, exponents, CT, out):
+        namespace["_gaussian_tile"](left, right, C, scale, exponents, CT, out)
+        return out
+    return gaussian_tile
 
 
 def test_truncated_onorma_takes_the_masked_product_and_a_dropped_mask_is_caught():
