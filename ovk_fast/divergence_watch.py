@@ -32,6 +32,6 @@ class DivergenceWatch:
         for group, limit in limits:
             for values in group.values():
                 largest = magnitude(values[start:stop])
-                if not (largest <= limit if limit is not None else largest < float("inf")):
+                if not (largest < float("inf") and (limit is None or largest <= limit)):     # NaN: False
                     return False
         return True

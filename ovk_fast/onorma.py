@@ -58,16 +58,24 @@ BLOCK_ROUNDS = 256
 RESCALE_BELOW = 1e-100
 
 
-def block_schedule(eta: float, lam: float, start: int, stop: int):
-    """Step sizes ``eta_t = eta / sqrt(t)``, shrink factors ``c_t = 1 - eta_t lam`` and running scales
-    ``prod c`` (from 1 at ``start``) of rounds ``start..stop-1`` (0-based), cut after the first round whose scale
-    falls below ``RESCALE_BELOW`` (the block ends there). They do not depend on the data."""
-    eta_t = eta / np.sqrt(np.arange(start + 1, stop + 1))
-    c_t = 1.0 - eta_t * lam
+def step_sizes(eta: float, lam: float, n: int) -> tuple:
+    """Step sizes ``eta_t = eta / sqrt(t)`` and shrink factors ``c_t = 1 - eta_t lam`` of rounds t = 1..n, for
+    ``block_schedule``: computed once per run (each entry as for its round alone)."""
+    eta_t = eta / np.sqrt(np.arange(1, n + 1))
+    return eta_t, 1.0 - eta_t * lam
+
+
+def block_schedule(steps: tuple, start: int, stop: int):
+    """Step sizes, shrink factors (``step_sizes``) and running scales ``prod c`` (from 1 at ``start``) of rounds
+    ``start..stop-1`` (0-based), cut after the first round whose scale falls below ``RESCALE_BELOW`` (the block
+    ends there). They do not depend on the data."""
+    eta_t, c_t = steps[0][start:stop], steps[1][start:stop]
     scales = np.cumprod(c_t)
-    small = np.flatnonzero(scales < RESCALE_BELOW)
-    cut = int(small[0]) + 1 if len(small) else len(scales)
-    return eta_t[:cut], c_t[:cut], scales[:cut]
+    small = scales < RESCALE_BELOW
+    if small.any():
+        cut = int(np.argmax(small)) + 1
+        return eta_t[:cut], c_t[:cut], scales[:cut]
+    return eta_t, c_t, scales
 
 
 #: rows of a block's own exponents per GEMM (_upper_exponents)
@@ -179,6 +187,7 @@ class _Run:
         # a block's own values and the next's: in the workspace of the run's thread, the same memory run after run
         self.own_buffers = [Workspace.of_this_thread().array(("own values", i), (BLOCK_ROUNDS ** 2,)) for i in range(2)]
         self.schedule = (None, None)    # (rows, block_schedule of these rounds)
+        self.steps = step_sizes(self.eta, self.lam, n)
         self.predictions, self.new_coefficients, self.norms = np.zeros((n, d)), np.zeros((n, d)), np.zeros(n)
 
     def _left_operand(self, rows: range):
@@ -226,7 +235,7 @@ class _Run:
         """``block_schedule`` of rounds ``start..stop-1``; the last one is kept (``_look_ahead`` asks for the next
         block's first)."""
         if self.schedule[0] != (start, stop):
-            self.schedule = ((start, stop), block_schedule(self.eta, self.lam, start, stop))
+            self.schedule = ((start, stop), block_schedule(self.steps, start, stop))
         return self.schedule[1]
 
     def block(self, start: int, stop: int, literal: bool = True) -> int:
