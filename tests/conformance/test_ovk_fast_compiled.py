@@ -140,6 +140,53 @@ def test_the_fused_product_on_every_small_shape_with_a_mask_and_planted_faults(f
         assert not _every_shape_with_a_mask(plant_fault(compiled_module, *planting)["_exp_product"]), fault
 
 
+def _upper_triangle_agrees(exp_upper) -> bool:
+    """``exp_upper(E, factor, out)`` (``_exp_upper``'s arguments) on every size up to 9 is numpy's exp of ``factor E``
+    on the strict upper triangle, and leaves the rest of ``out`` as it was."""
+    agree = []
+    for n in range(10):
+        E = -np.random.default_rng(n).uniform(0.0, 30.0, (n, n))
+        out = np.full((n, n), np.nan)
+        exp_upper(E, 0.7, out)
+        upper = np.triu(np.ones((n, n), dtype=bool), 1)
+        agree.append(np.all(np.abs(out[upper] - np.exp(0.7 * E[upper])) <= tolerances.IDENTITY_RTOL * np.exp(0.7 * E[upper]))
+                     and np.all(np.isnan(out[~upper])))
+    return all(agree)
+
+
+@pytest.mark.parametrize("fault, planting", [
+    ("the diagonal exponentiated too, one entry short of each row", ("_exp_row(E[i, i + 1:], factor, out[i, i + 1:])",
+                                                                      "_exp_row(E[i, i:-1], factor, out[i, i + 1:])")),
+    ("the first row skipped", ("for i in range(E.shape[0]):", "for i in range(1, E.shape[0]):")),
+])
+def test_the_upper_triangle_exp_and_planted_faults(fault, planting):
+    """``exp_upper`` (a block's own Gaussian values, transposed, as ONORMA's compiled rounds read them) is numpy's exp
+    on the strict upper triangle and writes nothing else; each planted fault, run as plain Python, is caught."""
+    assert _upper_triangle_agrees(lambda E, factor, out: compiled_module.exp_upper(E, out, factor))
+    with np.errstate(all="ignore"):
+        assert not _upper_triangle_agrees(plant_fault(compiled_module, *planting)["_exp_upper"]), fault
+
+
+@pytest.mark.parametrize("window", [1, 3, 20])
+def test_truncated_onorma_rounds_keep_the_terms_of_their_window_and_a_planted_fault_is_caught(window):
+    """The compiled rounds add a round's term to the later rounds of its block that keep it (``firsts``: a window of 1
+    keeps none, of 3 two, of 20 most of a block of 32 rounds, on the in-loop exponents); planted, a term also given to
+    the first round that drops it (run as plain Python), caught."""
+    X, Y, kernel = _gaussian_run(120)
+    run = dict(lam=0.05, eta=0.5, truncation=window)
+    reference = ovk_ref.onorma(X, Y, kernel, **run)
+    scales = term_scales(X, Y, [kernel], reference, 0.5)
+    with mock.patch.object(onorma_module, "BLOCK_ROUNDS", 32):
+        assert_same_record(ovk_fast.onorma(X, Y, kernel, **run), reference, scales)
+        planted = plant_fault(compiled_module, "while reach < n and firsts[reach] <= b:", "while reach < n and firsts[reach] <= b + 1:")
+        planted["_exp_row"] = compiled_module._compiled()["exp_row"]
+        with mock.patch.object(compiled_module, "onorma_squared_rounds", planted["_onorma_squared_rounds"]), \
+                np.errstate(all="ignore"):
+            faulty = ovk_fast.onorma(X, Y, kernel, **run)
+    with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients"):
+        assert_same_record(faulty, reference, scales)
+
+
 def _gaussian_run(n):
     X, Y = linear_related_tasks(n, p=2, d=3, seed=8)
     return X, Y, ovk_ref.gaussian_separable(0.7, 3)
