@@ -11,10 +11,11 @@
   on ovk_fast's threads; the Gaussian exponents on operands built once per run, ``distances.StreamOperands``,
   kept in the ring beside the points); the old coefficients only rescale within the block. Inside the block each round adds
   the terms of the block's earlier rounds: for the squared loss and a kernel ``k(x, z) B``, a compiled loop where
-  numba is installed (``ovk_fast.compiled``; a Gaussian's own rows exponentiated for the terms each round needs),
-  else that triangular linear system solved at once in B's eigenbasis; otherwise a loop over the rounds does only
-  what depends on the previous round. With numba, the tiles apply their Gaussian values to the coefficients in one
-  compiled pass too (``compiled.exp_product``).
+  numba is installed (``ovk_fast.compiled``: each round's term added to every later round's sum at once, on the
+  block's own Gaussian values transposed, of which only the strict upper triangle is computed), else that triangular
+  linear system solved at once in B's eigenbasis; otherwise a loop over the rounds does only what depends on the
+  previous round. With numba, a single Gaussian's tile is one compiled call too (``compiled.gaussian_tile``: the
+  exponents' GEMM, exp and the product with the coefficients).
 * Look-ahead (without truncation, for kernels ``sum_k k_k(x, z) B_k``): what the next block needs and a block's
   rounds do not change is started on another of ovk_fast's threads while they run (``threads.map_in_background``):
   the next block's rows against the points stored before the block, its own Gaussian values, and, once the rounds

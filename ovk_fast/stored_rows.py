@@ -5,7 +5,8 @@ The stored points go in tiles of ``TILE_COLUMNS``; a tile's kernel values are co
 while in cache, in per-thread reusable memory (``Workspace``). Kernels that are sums of separable terms
 ``k(x, z) B`` with known scalars (the paper's) take the fused path ``SeparableTiles``: what does not depend on
 the tile is computed once per block, a tile is one GEMM for its exponents or inner products, the values in place
-(``exp``), and one GEMM with the coefficients; ``B`` multiplies the sum over the tiles once. Other kernels take
+(``exp``), and one GEMM with the coefficients (a single Gaussian on the stream's operands, with numba: one compiled
+call, ``compiled.gaussian_tile``); ``B`` multiplies the sum over the tiles once. Other kernels take
 their ``KernelRows`` tile by tile. Tiles run on ovk_fast's threads and are summed in tile order, so the result
 does not depend on the threads.
 """
