@@ -72,7 +72,7 @@ def test_the_compiled_exp_at_its_edges_and_on_nan():
 
 @pytest.mark.parametrize("fault, planted", [
     ("the polynomial two degrees short", (
-        "p = _CUBIC_TAIL[0]\n        p = p * s + _CUBIC_TAIL[1]\n        p = p * s + _CUBIC_TAIL[2]",
+        "p = _CUBIC_TAIL[0]\n    p = p * s + _CUBIC_TAIL[1]\n    p = p * s + _CUBIC_TAIL[2]",
         "p = _CUBIC_TAIL[2]")),
     ("ln 2 in one part", (" - k * _LN2_LOW", "")),
     ("2^k in one factor: subnormals round twice, or wrap", (
