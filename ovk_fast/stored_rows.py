@@ -40,6 +40,15 @@ class Workspace:
 
     def __init__(self):
         self._buffers = {}
+        self._tile = (None, None, None)
+
+    def tile_buffers(self, rows: int, d: int) -> tuple:
+        """The exponents (flat, ``rows * TILE_COLUMNS``) and the transposed coefficients (d x ``TILE_COLUMNS``) of a
+        single Gaussian's tile (``SeparableTiles._gaussian_tile``), looked up once for a run of tiles of one shape."""
+        key = (rows, d, TILE_COLUMNS)
+        if self._tile[0] != key:
+            self._tile = (key, self.array("exponents", (rows * TILE_COLUMNS,)), self.array("coefficients", (d, TILE_COLUMNS)))
+        return self._tile[1], self._tile[2]
 
     @classmethod
     def of_this_thread(cls) -> "Workspace":
@@ -196,11 +205,9 @@ class SeparableTiles:
         """``_tile`` for a single Gaussian on the stream's operands (``gaussian_only``), without a mask: one compiled
         call (``compiled.gaussian_tile``: the exponents' GEMM, the coefficients times ``scale``, exp and the product),
         into ``products[tile]``."""
-        workspace, hi = Workspace.of_this_thread(), min(lo + TILE_COLUMNS, len(self.right))
-        out = products[lo // TILE_COLUMNS]
-        compiled.gaussian_tile(self.left, self.right[lo:hi], C[lo:hi], self.scale,
-                               workspace.array("exponents", (len(self.X) * TILE_COLUMNS,)),
-                               workspace.array("coefficients", (C.shape[1], TILE_COLUMNS)), out[0])
+        exponents, CT = Workspace.of_this_thread().tile_buffers(len(self.X), C.shape[1])
+        out, hi = products[lo // TILE_COLUMNS], lo + TILE_COLUMNS
+        compiled.gaussian_tile(self.left, self.right[lo:hi], C[lo:hi], self.scale, exponents, CT, out[0])
         return out
 
     def tiles(self, C: np.ndarray, mask=None) -> list:
