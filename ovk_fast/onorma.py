@@ -156,9 +156,12 @@ def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision
             watch.rounds(start, stop, {"predictions": run.predictions, "new_coefficients": run.new_coefficients},
                          {"rkhs_norm2": run.norms})
             start = stop
-    coefficients = np.zeros((n, d))
-    kept = run.ring.index >= lo[-1]
-    coefficients[run.ring.index[kept]] = run.scale * run.ring.beta[kept]
+    if not run.ring.copies and run.ring.stored == n and lo[-1] == 0:    # entry i in slot i, every one kept
+        coefficients = run.scale * run.ring.beta
+    else:
+        coefficients = np.zeros((n, d))
+        kept = run.ring.index >= lo[-1]
+        coefficients[run.ring.index[kept]] = run.scale * run.ring.beta[kept]
     return OnormaRecord(predictions=run.predictions, coefficients=coefficients, new_coefficients=run.new_coefficients,
                         rkhs_norm2=run.norms, kernel_evaluations=np.arange(n) - run.before,
                         support_sizes=np.arange(n) - lo + 1, diverged_at=watch.diverged_at)
