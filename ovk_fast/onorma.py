@@ -178,7 +178,8 @@ class _Run:
         self.truncated = checked.schedule is not None
         n, d = Y.shape
         capacity = int(np.max(np.arange(n) - self.before)) + 1   # support of f_{t-1} plus the new term
-        self.ring = _Ring(capacity, X, d, stream_operands([self.kernel], X))
+        # the stream's operands in the workspace of the run's thread: the run's jobs on other threads end with it
+        self.ring = _Ring(capacity, X, d, stream_operands([self.kernel], X, Workspace.of_this_thread()))
         self.literal_bound = LiteralBound([self.kernel], X, Y, checked.eta, checked.divergence_bound)
         self.largest = 0.0      # the largest |alpha_{i,t}| so far: at most the largest |new coefficient|
         self.scale, self.norm2 = 1.0, 0.0

@@ -101,14 +101,14 @@ def _exponent_scaling(gaussians: list) -> tuple[float, float]:
         return exponent_factor([s.mu for s in gaussians]), (1.0 / gaussians[0].mu if len(gaussians) == 1 else 1.0)
 
 
-def stream_operands(kernels, X: np.ndarray) -> StreamOperands | None:
+def stream_operands(kernels, X: np.ndarray, memory: "Workspace | None" = None) -> StreamOperands | None:
     """The expansion's operands for every input of the stream ``X``, for ``apply_rows(kernels, ...)`` (None where
-    its kernels take no Gaussian expansion)."""
+    its kernels take no Gaussian expansion); in ``memory``'s arrays where given (``StreamOperands``)."""
     terms = [separable_terms(kernel) for kernel in kernels]
     if any(term is None for term in terms):
         return None
     gaussians = [s for s in _distinct_scalars(terms)[0] if isinstance(s, Gaussian)]
-    return StreamOperands(X, *_exponent_scaling(gaussians)) if gaussians else None
+    return StreamOperands(X, *_exponent_scaling(gaussians), memory) if gaussians else None
 
 
 class KernelSet:
