@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/bench_ovk.py --scaling    # ~5 min: t = 10^3..10^5, writes docs/ovk_fast_scaling.png
     .venv/bin/python benchmarks/bench_ovk.py --case onorma-1 --repeat 20   # one workload, for whole-process timers
     .venv/bin/python benchmarks/bench_ovk.py --per-value  # ~5 s: one value of a tile, step by step (ONORMA's bound)
+    .venv/bin/python benchmarks/bench_ovk.py --breakdown  # ~10 s: where ONORMA t = 5000 spends its time, part by part
 
 Data: ``ovk_ref.synthetic``, the paper's synthetic set (spec 3.4: x uniform on [0,1]^20, y^i = <w^i, phi(x)>;
 d = 10, seed 0, the Table 3 set at t = 5000); the paper's Gaussian separable kernel ``exp(-||x - z||^2 / mu) J``
@@ -39,8 +40,9 @@ import subprocess
 import tempfile
 import time
 import tracemalloc
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 
@@ -306,30 +308,67 @@ def operalib(python, sizes, repeat):
                   f"coefficients agree to {error:.1e} (relative); medians of {repeat}", flush=True)
 
 
+#: ONORMA's compiled steps, each replaced by a step that does no work (``breakdown``): what a run calls, and what its
+#: stand-in returns (zeros where the run reads the result: no step sees a NaN or a huge number, so no block is handed
+#: to ovk_ref's learner; a block's own values stay those of the last real run, in the same buffer)
+NO_WORK = {
+    "stored rows": {"gaussian_tile": lambda *a: _zeros(a[-1])},
+    "own values": {"exp_upper": lambda E, out, factor=1.0: out, "_upper_exponents": lambda right, left, out: out},
+    "rounds": {"onorma_squared_rounds": lambda *a: _zeros(a[-1])},
+}
+
+
+def _zeros(array):
+    array.fill(0.0)
+    return array
+
+
+def _without(parts):
+    """A context manager replacing the compiled steps of ``parts`` (of ``NO_WORK``) by their stand-ins."""
+    stack = ExitStack()
+    for part in parts:
+        for name, stand_in in NO_WORK[part].items():
+            module = onorma_module if name.startswith("_upper") else compiled_module
+            stack.enter_context(mock.patch.object(module, name, stand_in))
+    return stack
+
+
 def breakdown(repeat):
-    """Where ONORMA t = 5000 spends its time on one thread: the stored rows (the same ``apply_rows`` calls, block by
-    block) beside the floor; the rest is the block's own rows, its triangular solve, the norms and the records."""
+    """Where ONORMA t = 5000 spends its time on one thread (CPU ms, minima of ``repeat`` interleaved runs, beside the
+    floor): the run, then the run with its compiled steps replaced one after the other by steps that do no work
+    (``NO_WORK``); the differences are what each step costs in the run: the stored rows (the tiles: exponent GEMM,
+    exp and the product with the coefficients), the block's own values (their GEMM and exp), the rounds, and what
+    is left (the Python of the tiles and blocks, the norms, the divergence and range checks, the records, setup)."""
     kernel, _ = kernels()
     X, Y = data(5000)
-    n, block = len(X), onorma_module.BLOCK_ROUNDS
-    C = np.ones((n, D))
     floor = floor_values(X, [MU])
+    steps = list(NO_WORK)
 
-    def rows():
-        operands = stored_rows_module.stream_operands([kernel], X)
-        for start in range(block, n, block):
-            stop = min(n, start + block)
-            stored_rows_module.apply_rows([kernel], X[start:stop], X[:start], C[:start], None,
-                                          (operands.left(start, stop), operands.right[:start]))
+    def run_without(count):
+        def run():
+            with _without(steps[:count]), np.errstate(all="ignore"):
+                ovk_fast.onorma(X, Y, kernel, lam=LAM, eta=ETA)
+        return run
 
+    functions = {"floor": lambda: floor(1), **{f"without {count}": run_without(count) for count in range(len(steps) + 1)}}
+    best = dict.fromkeys(functions, math.inf)
     with single_blas_thread(), ovk_fast_threads(1):
-        times = median_times({"onorma": lambda: ovk_fast.onorma(X, Y, kernel, lam=LAM, eta=ETA), "rows": rows,
-                              "floor": lambda: floor(1)}, repeat)
-    ms = {name: 1e3 * cpu for name, (_, cpu) in times.items()}
-    section(f"where ONORMA t = {n} spends its time (one thread, CPU ms, medians of {repeat}; {load()})")
-    print(f"total {ms['onorma']:.1f} = rows against the earlier blocks {ms['rows']:.1f} (floor {ms['floor']:.1f}: "
-          f"{ms['rows'] / ms['floor']:.2f}x, the rest the product with the coefficients) + the rest "
-          f"{ms['onorma'] - ms['rows']:.1f} (the block's own rows, its solve, the norms, records)")
+        for function in functions.values():
+            function()
+        for _ in range(repeat):
+            for name, function in functions.items():
+                start = time.process_time()
+                function()
+                best[name] = min(best[name], 1e3 * (time.process_time() - start))
+    section(f"where ONORMA t = 5000 spends its time (one thread, CPU ms, minima of {repeat} interleaved runs; {load()})")
+    total, floor_ms = best["without 0"], best["floor"]
+    print(f"ovk_fast {total:.1f} ms, the floor {floor_ms:.1f} ms: {total / floor_ms:.2f}x")
+    for count, part in enumerate(steps):
+        cost = best[f"without {count}"] - best[f"without {count + 1}"]
+        print(f"  {part:12s} {cost:6.1f} ms  ({cost / floor_ms:.2f}x the floor)")
+    rest = best[f"without {len(steps)}"]
+    print(f"  {'the rest':12s} {rest:6.1f} ms  ({rest / floor_ms:.2f}x the floor: Python of the tiles and blocks, norms, "
+          f"divergence and range checks, records, setup)")
 
 
 def per_value(repeat):
@@ -481,6 +520,7 @@ def main():
     parser.add_argument("--scaling", action="store_true", help="only the scaling table (t = 10^3..10^5) and its plot")
     parser.add_argument("--no-plot", action="store_true", help="with --scaling: do not write docs/ovk_fast_scaling.png")
     parser.add_argument("--per-value", action="store_true", help="only what one value of a tile costs, step by step")
+    parser.add_argument("--breakdown", action="store_true", help="only where ONORMA t = 5000 spends its time, part by part")
     parser.add_argument("--case", choices=sorted(CASES), help="run one workload --repeat times at t = 5000 and exit")
     args = parser.parse_args()
     if args.case:
@@ -496,6 +536,10 @@ def main():
         return
     if args.per_value:
         per_value(args.repeat * 4)
+        return
+    if args.breakdown:
+        breakdown(args.repeat * 3)
+        return
         return
     engine(max(args.repeat, 5))
     thread_scaling(3)

@@ -15,7 +15,7 @@ exception: the engine's ``with`` block) are dropped: none starts after ``drop``.
 from __future__ import annotations
 
 from ovk_fast.kernel_rows import separable_terms
-from ovk_fast.stored_rows import SeparableTiles, call
+from ovk_fast.stored_rows import KernelSet, SeparableTiles, call
 from ovk_fast.threads import map_in_background
 
 
@@ -27,8 +27,8 @@ class LookAhead:
 
     def __init__(self, kernels, X, operands):
         terms = [separable_terms(kernel) for kernel in kernels]
-        self.terms = terms if all(term is not None for term in terms) else None
-        self.usable = self.terms is not None
+        self.kernels = KernelSet(terms) if all(term is not None for term in terms) else None
+        self.usable = self.kernels is not None
         self.X, self.operands = X, operands
         self.pending = None     # (rows, jobs, number of the engine's jobs, tiles, d)
 
@@ -36,7 +36,7 @@ class LookAhead:
         """The rows ``rows`` against the points ``lo..hi-1``, on the stream's operands where they are accurate."""
         left = None if self.operands is None else self.operands.left(*rows)
         operands = None if left is None else (left, self.operands.right[lo:hi])
-        return SeparableTiles(self.terms, self.X[rows[0]:rows[1]], self.X[lo:hi], operands, scale)
+        return SeparableTiles(self.kernels, self.X[rows[0]:rows[1]], self.X[lo:hi], operands, scale)
 
     def start(self, rows: tuple, stored: int, C, scale: float, jobs=()) -> None:
         """Start the block ``rows`` (start, stop): the engine's ``jobs`` (first) and its rows against the points

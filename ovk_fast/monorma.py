@@ -19,7 +19,7 @@ from ovk_fast.kernel_rows import KernelRowsStack, diagonal_blocks, gaussian_fact
 from ovk_fast.literal_range import LiteralBound, finite_rounds, magnitude
 from ovk_fast.literal_rounds import run_literally
 from ovk_fast.look_ahead import LookAhead
-from ovk_fast.onorma import BLOCK_ROUNDS, block_schedule
+from ovk_fast.onorma import BLOCK_ROUNDS, block_schedule, step_sizes
 from ovk_fast.precision import float64_only
 from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.threads import single_blas_thread
@@ -52,9 +52,10 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
     operands = stream_operands(kernels, X)
     literal_bound, largest = LiteralBound(kernels, X, Y, eta, checked.divergence_bound), 0.0
     ahead = LookAhead(kernels, X, operands)     # the next block's rows, while a block's rounds run
+    steps = step_sizes(eta, lam, n)
     with single_blas_thread(), np.errstate(over="ignore", invalid="ignore", divide="ignore"), ahead:
         while start < n:
-            eta_t, c_t, scales = block_schedule(eta, lam, start, min(n, start + BLOCK_ROUNDS))
+            eta_t, c_t, scales = block_schedule(steps, start, min(n, start + BLOCK_ROUNDS))
             stop = start + len(scales)
             old, _ = ahead.take((start, stop))          # before the fold: its jobs read the stored beta
             beta[:start] *= scale
@@ -64,7 +65,7 @@ def monorma(X, Y, kernels, *, lam, eta, r, loss="squared", all_zero="keep", prec
                 old = apply_rows(kernels, block, X[:start], beta[:start], None,                  # m x B x d
                                  None if left is None else (left, operands.right[:start]))
             if ahead.usable and stop < n:
-                following = stop + len(block_schedule(eta, lam, stop, min(n, stop + BLOCK_ROUNDS))[2])
+                following = stop + len(block_schedule(steps, stop, min(n, stop + BLOCK_ROUNDS))[2])
                 ahead.start((stop, following), start, beta, scales[-1])
             scale_list = scales.tolist()
             records = (predictions[start:stop], new_coefficients[start:stop], block_beta, gamma_record[start:stop],

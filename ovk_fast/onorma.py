@@ -11,10 +11,11 @@
   on ovk_fast's threads; the Gaussian exponents on operands built once per run, ``distances.StreamOperands``,
   kept in the ring beside the points); the old coefficients only rescale within the block. Inside the block each round adds
   the terms of the block's earlier rounds: for the squared loss and a kernel ``k(x, z) B``, a compiled loop where
-  numba is installed (``ovk_fast.compiled``; a Gaussian's own rows exponentiated for the terms each round needs),
-  else that triangular linear system solved at once in B's eigenbasis; otherwise a loop over the rounds does only
-  what depends on the previous round. With numba, the tiles apply their Gaussian values to the coefficients in one
-  compiled pass too (``compiled.exp_product``).
+  numba is installed (``ovk_fast.compiled``: each round's term added to every later round's sum at once, on the
+  block's own Gaussian values transposed, of which only the strict upper triangle is computed), else that triangular
+  linear system solved at once in B's eigenbasis; otherwise a loop over the rounds does only what depends on the
+  previous round. With numba, a single Gaussian's tile is one compiled call too (``compiled.gaussian_tile``: the
+  exponents' GEMM, exp and the product with the coefficients).
 * Look-ahead (without truncation, for kernels ``sum_k k_k(x, z) B_k``): what the next block needs and a block's
   rounds do not change is started on another of ovk_fast's threads while they run (``threads.map_in_background``):
   the next block's rows against the points stored before the block, its own Gaussian values, and, once the rounds
@@ -45,6 +46,7 @@ from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.support import first_kept, kept_before
 from ovk_fast.threads import single_blas_thread
 from ovk_ref import validation
+from ovk_ref.kernels import Separable
 from ovk_ref.losses import Squared
 from ovk_ref.onorma import ONORMA
 from ovk_ref.records import OnormaRecord
@@ -57,16 +59,37 @@ BLOCK_ROUNDS = 256
 RESCALE_BELOW = 1e-100
 
 
-def block_schedule(eta: float, lam: float, start: int, stop: int):
-    """Step sizes ``eta_t = eta / sqrt(t)``, shrink factors ``c_t = 1 - eta_t lam`` and running scales
-    ``prod c`` (from 1 at ``start``) of rounds ``start..stop-1`` (0-based), cut after the first round whose scale
-    falls below ``RESCALE_BELOW`` (the block ends there). They do not depend on the data."""
-    eta_t = eta / np.sqrt(np.arange(start + 1, stop + 1))
-    c_t = 1.0 - eta_t * lam
+def step_sizes(eta: float, lam: float, n: int) -> tuple:
+    """Step sizes ``eta_t = eta / sqrt(t)`` and shrink factors ``c_t = 1 - eta_t lam`` of rounds t = 1..n, for
+    ``block_schedule``: computed once per run (each entry as for its round alone)."""
+    eta_t = eta / np.sqrt(np.arange(1, n + 1))
+    return eta_t, 1.0 - eta_t * lam
+
+
+def block_schedule(steps: tuple, start: int, stop: int):
+    """Step sizes, shrink factors (``step_sizes``) and running scales ``prod c`` (from 1 at ``start``) of rounds
+    ``start..stop-1`` (0-based), cut after the first round whose scale falls below ``RESCALE_BELOW`` (the block
+    ends there). They do not depend on the data."""
+    eta_t, c_t = steps[0][start:stop], steps[1][start:stop]
     scales = np.cumprod(c_t)
-    small = np.flatnonzero(scales < RESCALE_BELOW)
-    cut = int(small[0]) + 1 if len(small) else len(scales)
-    return eta_t[:cut], c_t[:cut], scales[:cut]
+    small = scales < RESCALE_BELOW
+    if small.any():
+        cut = int(np.argmax(small)) + 1
+        return eta_t[:cut], c_t[:cut], scales[:cut]
+    return eta_t, c_t, scales
+
+
+#: rows of a block's own exponents per GEMM (_upper_exponents)
+UPPER_ROWS = 64
+
+
+def _upper_exponents(right: np.ndarray, left: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out = right @ left.T`` (n x n, a block's own exponents transposed) on and above the diagonal blocks of
+    ``UPPER_ROWS`` rows, which hold the strict upper triangle the compiled rounds read: 5/8 of the GEMM for
+    n = 256 (measured 45 us against 57 for the whole square, one core); the rest of ``out`` is not written."""
+    for i in range(0, len(right), UPPER_ROWS):
+        np.matmul(right[i:i + UPPER_ROWS], left[i:].T, out=out[i:i + UPPER_ROWS, i:])
+    return out
 
 
 @functools.cache
@@ -79,14 +102,20 @@ def _strictly_lower(n: int) -> np.ndarray:
 
 class _Ring:
     """Preallocated stored inputs ``X``, unscaled coefficients ``beta``, their stream indices (-1: empty) and, with
-    the stream's expansion operands, their ``right`` operands."""
+    the stream's expansion operands, their ``right`` operands. Where it holds the whole stream (no truncation: entry i
+    in slot i), its inputs and operands are the stream's own arrays, not copies."""
 
-    def __init__(self, capacity: int, p: int, d: int, operands):
-        self.X = np.zeros((capacity, p))
+    def __init__(self, capacity: int, stream: np.ndarray, d: int, operands):
+        p, whole = stream.shape[1], capacity >= len(stream)
         self.beta = np.zeros((capacity, d))
         self.index = np.full(capacity, -1)
+        self.stored = 0         # entries put so far
         self.operands = operands if operands is not None and operands.right is not None else None
-        self.right = np.zeros((capacity, p + 2)) if self.operands is not None else None
+        self.X = stream if whole else np.zeros((capacity, p))
+        self.right = None
+        if self.operands is not None:
+            self.right = self.operands.right if whole else np.zeros((capacity, p + 2))
+        self.copies = not whole
 
     def put(self, start: int, X, beta) -> None:
         """Store entries ``start, start + 1, ...``; of more than ``capacity``, only the last ``capacity`` stay."""
@@ -95,13 +124,16 @@ class _Ring:
         slots = indices % len(self.index)
         if slots[-1] - slots[0] == len(slots) - 1:      # no wrap: slices, not index arrays
             slots = slice(slots[0], slots[-1] + 1)
-        self.X[slots], self.beta[slots], self.index[slots] = X[kept], beta[kept], indices
-        if self.right is not None:
-            self.right[slots] = self.operands.right[indices[0]:indices[-1] + 1]
+        self.beta[slots], self.index[slots] = beta[kept], indices
+        self.stored = max(self.stored, start + len(X))
+        if self.copies:
+            self.X[slots] = X[kept]
+            if self.right is not None:
+                self.right[slots] = self.operands.right[indices[0]:indices[-1] + 1]
 
     def filled(self) -> int:
         """Slots in use; they are ``0..filled-1`` (entry i goes to slot ``i % capacity``, i = 0, 1, ...)."""
-        return int(np.count_nonzero(self.index >= 0))
+        return min(self.stored, len(self.index))
 
 
 def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision=None, on_divergence="warn",
@@ -124,9 +156,12 @@ def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision
             watch.rounds(start, stop, {"predictions": run.predictions, "new_coefficients": run.new_coefficients},
                          {"rkhs_norm2": run.norms})
             start = stop
-    coefficients = np.zeros((n, d))
-    kept = run.ring.index >= lo[-1]
-    coefficients[run.ring.index[kept]] = run.scale * run.ring.beta[kept]
+    if not run.ring.copies and run.ring.stored == n and lo[-1] == 0:    # entry i in slot i, every one kept
+        coefficients = run.scale * run.ring.beta
+    else:
+        coefficients = np.zeros((n, d))
+        kept = run.ring.index >= lo[-1]
+        coefficients[run.ring.index[kept]] = run.scale * run.ring.beta[kept]
     return OnormaRecord(predictions=run.predictions, coefficients=coefficients, new_coefficients=run.new_coefficients,
                         rkhs_norm2=run.norms, kernel_evaluations=np.arange(n) - run.before,
                         support_sizes=np.arange(n) - lo + 1, diverged_at=watch.diverged_at)
@@ -143,16 +178,21 @@ class _Run:
         self.truncated = checked.schedule is not None
         n, d = Y.shape
         capacity = int(np.max(np.arange(n) - self.before)) + 1   # support of f_{t-1} plus the new term
-        self.ring = _Ring(capacity, X.shape[1], d, stream_operands([self.kernel], X))
+        # the stream's operands in the workspace of the run's thread: the run's jobs on other threads end with it
+        self.ring = _Ring(capacity, X, d, stream_operands([self.kernel], X, Workspace.of_this_thread()))
         self.literal_bound = LiteralBound([self.kernel], X, Y, checked.eta, checked.divergence_bound)
         self.largest = 0.0      # the largest |alpha_{i,t}| so far: at most the largest |new coefficient|
         self.scale, self.norm2 = 1.0, 0.0
         self._eigen = None              # (Q, [(indices, eigenvalue), ...]) of B for _affine_rounds, once per run
+        # a separable kernel's B as the compiled rounds take it (C-contiguous float64), once per run
+        self.output_matrix = np.ascontiguousarray(self.kernel.B, dtype=float) if isinstance(self.kernel, Separable) else None
         self.bandwidths = bandwidths([self.kernel])
         self.workspace = Workspace()    # the block's own rows and solve: the same memory block after block
         self.ahead = LookAhead([self.kernel], X, self.ring.operands)     # the next block's work (_look_ahead)
-        self.own_buffers = [np.empty(BLOCK_ROUNDS ** 2), np.empty(BLOCK_ROUNDS ** 2)]   # a block's, and the next's
+        # a block's own values and the next's: in the workspace of the run's thread, the same memory run after run
+        self.own_buffers = [Workspace.of_this_thread().array(("own values", i), (BLOCK_ROUNDS ** 2,)) for i in range(2)]
         self.schedule = (None, None)    # (rows, block_schedule of these rounds)
+        self.steps = step_sizes(self.eta, self.lam, n)
         self.predictions, self.new_coefficients, self.norms = np.zeros((n, d)), np.zeros((n, d)), np.zeros(n)
 
     def _left_operand(self, rows: range):
@@ -183,8 +223,8 @@ class _Run:
 
     def _own_values(self, start: int, stop: int, left):
         """A job computing the block's own Gaussian values ``exp(factor E)`` (E the exponents on the stream's
-        operands) as the compiled rounds would, into the buffer the block after it does not use; None where the
-        compiled rounds do not take them (``_compiled_rounds``)."""
+        operands), transposed and on the strict upper triangle, as the compiled rounds read them, into the buffer the
+        block after it does not use; None where the compiled rounds do not take them (``_compiled_rounds``)."""
         factors = None if left is None else gaussian_factors([self.kernel], self.ring.operands.fold)
         if not (compiled.AVAILABLE and isinstance(self.loss, Squared)) or factors is None:
             return None
@@ -192,17 +232,15 @@ class _Run:
         n, buffer, right = stop - start, self.own_buffers[0], self.ring.operands.right[start:stop]
 
         def job():
-            exponents = np.matmul(left, right.T, out=Workspace.of_this_thread().array("own exponents", (n, n)))
-            values = buffer[:n * n].reshape(n, n)
-            compiled.exp_into(exponents.reshape(-1), values.reshape(-1), float(factors[0]))   # not in place: vectorised
-            return values
+            exponents = _upper_exponents(right, left, Workspace.of_this_thread().array("own exponents", (n, n)))
+            return compiled.exp_upper(exponents, buffer[:n * n].reshape(n, n), float(factors[0]))
         return job
 
     def _schedule(self, start: int, stop: int) -> tuple:
         """``block_schedule`` of rounds ``start..stop-1``; the last one is kept (``_look_ahead`` asks for the next
         block's first)."""
         if self.schedule[0] != (start, stop):
-            self.schedule = ((start, stop), block_schedule(self.eta, self.lam, start, stop))
+            self.schedule = ((start, stop), block_schedule(self.steps, start, stop))
         return self.schedule[1]
 
     def block(self, start: int, stop: int, literal: bool = True) -> int:
@@ -219,7 +257,7 @@ class _Run:
         eta_t, c_t, scales = self._schedule(start, stop)
         stop = start + len(scales)
         applied, jobs = self.ahead.take((start, stop))          # before the fold: its jobs read the stored beta
-        self.ring.beta *= self.scale        # fold the scale: stored beta are alpha_{i,start-1} now
+        self.ring.beta[:self.ring.filled()] *= self.scale     # fold the scale: stored beta are alpha_{i,start-1} now
         queries = X[start:stop]
         old = applied[0] if applied is not None else self._old_terms(range(start, stop), before[start:stop])
         self._look_ahead(start, stop, scales[-1])
@@ -251,24 +289,26 @@ class _Run:
         return KernelRows(self.kernel, queries, queries, PairGeometry(queries, queries, self.workspace, self.bandwidths, own))
 
     def _compiled_rounds(self, start, stop, old, firsts, scales, steps, records, own=None):
-        """``_rounds`` compiled (``compiled.onorma_squared_rounds``) for the squared loss and a kernel ``k(x, z) B``:
-        a Gaussian's own values computed ahead (``own``, ``_own_values``), or its rows as exponents on the stream's
-        operands, exponentiated in the loop for the terms it needs (``kernel_rows.gaussian_factors``), else the
-        block's own scalar rows. None where it does not apply."""
+        """``_rounds`` compiled (``compiled.onorma_squared_rounds``) for the squared loss and a kernel ``k(x, z) B``,
+        on the block's own rows transposed: a Gaussian's own values computed ahead (``own``, ``_own_values``), or its
+        rows as exponents on the stream's operands, exponentiated in the loop for the terms it needs
+        (``kernel_rows.gaussian_factors``), else the block's own scalar rows. None where it does not apply."""
         if not isinstance(self.loss, Squared):
             return None
         n, left = stop - start, self._left_operand(range(start, stop))
         factors = None if left is None or own is not None else gaussian_factors([self.kernel], self.ring.operands.fold)
         if own is not None:
-            S, B, factors = own, self.kernel.B, np.zeros(0)
+            T, B, factors = own, self.output_matrix, np.zeros(0)
         elif factors is not None:
-            S, B = np.matmul(left, self.ring.operands.right[start:stop].T, out=self.workspace.array("own", (n, n))), self.kernel.B
+            T = _upper_exponents(self.ring.operands.right[start:stop], left, self.workspace.array("own", (n, n)))
+            B = self.output_matrix
         elif (form := self._own_rows(start, stop).separable_form()) is not None:
             (S, B), factors = form, np.zeros(0)
+            T, B = np.ascontiguousarray(S.T), np.ascontiguousarray(B, dtype=float)
         else:
             return None
         beta = np.empty((n, self.Y.shape[1]))
-        compiled.onorma_squared_rounds(S[None], factors, np.ascontiguousarray(B, dtype=float)[None], old[None],
+        compiled.onorma_squared_rounds(T, factors, B, old,
                                        np.concatenate(([1.0], scales[:-1])), scales, steps, firsts,
                                        self.Y[start:stop], *records, beta)
         return beta

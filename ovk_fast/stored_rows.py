@@ -5,7 +5,8 @@ The stored points go in tiles of ``TILE_COLUMNS``; a tile's kernel values are co
 while in cache, in per-thread reusable memory (``Workspace``). Kernels that are sums of separable terms
 ``k(x, z) B`` with known scalars (the paper's) take the fused path ``SeparableTiles``: what does not depend on
 the tile is computed once per block, a tile is one GEMM for its exponents or inner products, the values in place
-(``exp``), and one GEMM with the coefficients; ``B`` multiplies the sum over the tiles once. Other kernels take
+(``exp``), and one GEMM with the coefficients (a single Gaussian on the stream's operands, with numba: one compiled
+call, ``compiled.gaussian_tile``); ``B`` multiplies the sum over the tiles once. Other kernels take
 their ``KernelRows`` tile by tile. Tiles run on ovk_fast's threads and are summed in tile order, so the result
 does not depend on the threads.
 """
@@ -39,6 +40,15 @@ class Workspace:
 
     def __init__(self):
         self._buffers = {}
+        self._tile = (None, None, None)
+
+    def tile_buffers(self, rows: int, d: int) -> tuple:
+        """The exponents (flat, ``rows * TILE_COLUMNS``) and the transposed coefficients (d x ``TILE_COLUMNS``) of a
+        single Gaussian's tile (``SeparableTiles._gaussian_tile``), looked up once for a run of tiles of one shape."""
+        key = (rows, d, TILE_COLUMNS)
+        if self._tile[0] != key:
+            self._tile = (key, self.array("exponents", (rows * TILE_COLUMNS,)), self.array("coefficients", (d, TILE_COLUMNS)))
+        return self._tile[1], self._tile[2]
 
     @classmethod
     def of_this_thread(cls) -> "Workspace":
@@ -91,14 +101,28 @@ def _exponent_scaling(gaussians: list) -> tuple[float, float]:
         return exponent_factor([s.mu for s in gaussians]), (1.0 / gaussians[0].mu if len(gaussians) == 1 else 1.0)
 
 
-def stream_operands(kernels, X: np.ndarray) -> StreamOperands | None:
+def stream_operands(kernels, X: np.ndarray, memory: "Workspace | None" = None) -> StreamOperands | None:
     """The expansion's operands for every input of the stream ``X``, for ``apply_rows(kernels, ...)`` (None where
-    its kernels take no Gaussian expansion)."""
+    its kernels take no Gaussian expansion); in ``memory``'s arrays where given (``StreamOperands``)."""
     terms = [separable_terms(kernel) for kernel in kernels]
     if any(term is None for term in terms):
         return None
     gaussians = [s for s in _distinct_scalars(terms)[0] if isinstance(s, Gaussian)]
-    return StreamOperands(X, *_exponent_scaling(gaussians)) if gaussians else None
+    return StreamOperands(X, *_exponent_scaling(gaussians), memory) if gaussians else None
+
+
+class KernelSet:
+    """Kernels ``K_k = sum_i k_ki(x, z) B_ki`` (``kernel_terms``: ``kernel_rows.separable_terms`` of each) as
+    ``SeparableTiles`` computes them: their distinct scalars (``_distinct_scalars``), which are Gaussians, and
+    whether the exponents' GEMM folds in the only bandwidth. Made once for a run's many blocks."""
+
+    def __init__(self, kernel_terms: list):
+        self.scalars, self.outputs = _distinct_scalars(kernel_terms)
+        self.kernels = len(kernel_terms)
+        self.gaussians = [s for s in self.scalars if isinstance(s, Gaussian)]
+        self.folded = len(self.gaussians) == 1        # the GEMM gives the only Gaussian's exponents -|x - z|^2 / mu
+        self.inner = any(isinstance(s, (Linear, Polynomial)) for s in self.scalars)
+        self.gaussian_only = self.folded and self.scalars == self.gaussians
 
 
 class SeparableTiles:
@@ -113,18 +137,16 @@ class SeparableTiles:
     tile's built in the tile; with a single bandwidth the factor ``1/mu`` is folded in, so the GEMM gives the
     exponents themselves. The direct sum where the expansion is not accurate (``ovk_fast.distances``)."""
 
-    def __init__(self, kernel_terms: list, X: np.ndarray, Z: np.ndarray, operands=None, scale: float = 1.0):
+    def __init__(self, kernels: "KernelSet", X: np.ndarray, Z: np.ndarray, operands=None, scale: float = 1.0):
         self.X, self.Z, self.scale = X, Z, scale
-        self.scalars, self.outputs = _distinct_scalars(kernel_terms)
-        self.kernels = len(kernel_terms)
-        gaussians = [s for s in self.scalars if isinstance(s, Gaussian)]
-        self.folded = len(gaussians) == 1        # the GEMM gives the only Gaussian's exponents -|x - z|^2 / mu
+        self.scalars, self.outputs, self.kernels = kernels.scalars, kernels.outputs, kernels.kernels
+        self.folded, self.gaussians, self.inner = kernels.folded, bool(kernels.gaussians), kernels.inner
         self.left, self.right = operands if operands is not None else (None, None)
         self.expansion = None
-        if gaussians and self.left is None:
-            self.expansion = Expansion(X, *_exponent_scaling(gaussians))
-        self.gaussians = bool(gaussians)
-        self.inner = any(isinstance(s, (Linear, Polynomial)) for s in self.scalars)
+        if kernels.gaussians and self.left is None:
+            self.expansion = Expansion(X, *_exponent_scaling(kernels.gaussians))
+        # a single Gaussian on the stream's operands: each tile one GEMM and one compiled pass (_gaussian_tile)
+        self.gaussian_only = compiled.AVAILABLE and kernels.gaussian_only and self.right is not None
 
     def _tile(self, lo: int, C: np.ndarray, mask) -> np.ndarray:
         """``[s(X, Z_tile) C_tile for each scalar s]``: an (n_scalars, n_x, d) array."""
@@ -179,9 +201,23 @@ class SeparableTiles:
         values.fill(scalar.c)
         return values
 
+    def _gaussian_tile(self, lo: int, C: np.ndarray, products: np.ndarray) -> np.ndarray:
+        """``_tile`` for a single Gaussian on the stream's operands (``gaussian_only``), without a mask: one compiled
+        call (``compiled.gaussian_tile``: the exponents' GEMM, the coefficients times ``scale``, exp and the product),
+        into ``products[tile]``."""
+        exponents, CT = Workspace.of_this_thread().tile_buffers(len(self.X), C.shape[1])
+        out, hi = products[lo // TILE_COLUMNS], lo + TILE_COLUMNS
+        compiled.gaussian_tile(self.left, self.right[lo:hi], C[lo:hi], self.scale, exponents, CT, out[0])
+        return out
+
     def tiles(self, C: np.ndarray, mask=None) -> list:
-        """A job per tile, in the tiles' order: each returns its tile's ``[s(X, Z_tile) C_tile for each scalar s]``."""
-        return [functools.partial(self._tile, lo, C, mask) for lo in _tile_starts(len(self.Z))]
+        """A job per tile, in the tiles' order: each returns its tile's ``[s(X, Z_tile) C_tile for each scalar s]``
+        (a single Gaussian on the stream's operands without a mask: ``_gaussian_tile``, into one array for all)."""
+        starts = _tile_starts(len(self.Z))
+        if not (self.gaussian_only and mask is None):
+            return [functools.partial(self._tile, lo, C, mask) for lo in starts]
+        products = np.empty((len(starts), 1, len(self.X), C.shape[1]))
+        return [functools.partial(self._gaussian_tile, lo, C, products) for lo in starts]
 
     def partials(self, C: np.ndarray, mask=None) -> list:
         """The tiles' partial sums (``tiles``), computed on ovk_fast's threads (``threads.map_in_order``)."""
@@ -207,7 +243,7 @@ def apply_rows(kernels, X: np.ndarray, Z: np.ndarray, C: np.ndarray, mask: np.nd
     expansion's ``(left, right)`` rows of ``X`` and ``Z`` from ``stream_operands(kernels, ...)``, if any."""
     terms = [separable_terms(kernel) for kernel in kernels]
     if all(term is not None for term in terms):
-        return SeparableTiles(terms, X, Z, operands).apply(C, mask)
+        return SeparableTiles(KernelSet(terms), X, Z, operands).apply(C, mask)
     mus = bandwidths(kernels)
 
     def tile(lo):

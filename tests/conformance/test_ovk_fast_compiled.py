@@ -8,6 +8,7 @@ import math
 from types import SimpleNamespace
 from unittest import mock
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given
@@ -26,6 +27,7 @@ from ovk_ref.synthetic import linear_related_tasks
 compiled_module = importlib.import_module("ovk_fast.compiled")
 stored_rows_module = importlib.import_module("ovk_fast.stored_rows")
 monorma_module = importlib.import_module("ovk_fast.monorma")
+onorma_module = importlib.import_module("ovk_fast.onorma")
 
 pytestmark = pytest.mark.skipif(not compiled_module.AVAILABLE, reason="numba is not installed: no compiled kernels")
 
@@ -69,9 +71,9 @@ def test_the_compiled_exp_at_its_edges_and_on_nan():
 
 
 @pytest.mark.parametrize("fault, planted", [
-    ("the polynomial of degree 11 (up to 27 ulps)", (
-        "p = 1.0 / 6227020800.0\n        p = p * s + 1.0 / 479001600.0\n        p = p * s + 1.0 / 39916800.0",
-        "p = 1.0 / 39916800.0")),
+    ("the polynomial two degrees short", (
+        "p = _CUBIC_TAIL[0]\n    p = p * s + _CUBIC_TAIL[1]\n    p = p * s + _CUBIC_TAIL[2]",
+        "p = _CUBIC_TAIL[2]")),
     ("ln 2 in one part", (" - k * _LN2_LOW", "")),
     ("2^k in one factor: subnormals round twice, or wrap", (
         "p * _float_from_bits((half + 1023) << 52) * _float_from_bits((whole - half + 1023) << 52)",
@@ -88,6 +90,30 @@ def test_a_planted_fault_in_the_exp_is_caught(fault, planted):
         with np.errstate(all="ignore"):
             exp_row(x, 1.0, values)
         assert (np.max(ulps_from_libm(values, x)) > tolerances.COMPILED_EXP_ULPS) == expect_caught, fault
+
+
+#: the largest relative error of ``e^s = 1 + s + s^2/2 + s^3 q(s)`` with q ``compiled._CUBIC_TAIL`` on |s| <= ln2 / 2
+#: (the fit's, at 50 digits, before any float64 rounding: 3.3e-17 measured on 4001 points; a third of an ulp)
+CUBIC_TAIL_FIT = 3.4e-17
+
+
+def test_the_exp_polynomial_is_within_its_fit_of_e_s():
+    """The reduced-range polynomial of the compiled exp, with its float64 coefficients evaluated exactly (40 digits),
+    is within CUBIC_TAIL_FIT of e^s on 2001 points of |s| <= ln2 / 2; with its last coefficient 1/6 one part in 1e12
+    off (planted), it is not."""
+    with mpmath.workdps(40):
+        half = mpmath.log(2) / 2
+
+        def worst(coefficients):
+            error = 0
+            for s in mpmath.linspace(-half, half, 2001):
+                q = mpmath.mpf(0)
+                for c in coefficients:
+                    q = q * s + mpmath.mpf(c)
+                error = max(error, abs(1 + s + s**2 / 2 + s**3 * q - mpmath.exp(s)) / mpmath.exp(s))
+            return error
+        assert worst(compiled_module._CUBIC_TAIL) <= CUBIC_TAIL_FIT
+        assert worst(compiled_module._CUBIC_TAIL[:-1] + (compiled_module._CUBIC_TAIL[-1] * (1 + 1e-12),)) > CUBIC_TAIL_FIT
 
 
 @given(data=st.data())
@@ -139,43 +165,105 @@ def test_the_fused_product_on_every_small_shape_with_a_mask_and_planted_faults(f
         assert not _every_shape_with_a_mask(plant_fault(compiled_module, *planting)["_exp_product"]), fault
 
 
+def _upper_triangle_agrees(exp_upper) -> bool:
+    """``exp_upper(E, factor, out)`` (``_exp_upper``'s arguments) on every size up to 9 is numpy's exp of ``factor E``
+    on the strict upper triangle, and leaves the rest of ``out`` as it was."""
+    agree = []
+    for n in range(10):
+        E = -np.random.default_rng(n).uniform(0.0, 30.0, (n, n))
+        out = np.full((n, n), np.nan)
+        exp_upper(E, 0.7, out)
+        upper = np.triu(np.ones((n, n), dtype=bool), 1)
+        agree.append(np.all(np.abs(out[upper] - np.exp(0.7 * E[upper])) <= tolerances.IDENTITY_RTOL * np.exp(0.7 * E[upper]))
+                     and np.all(np.isnan(out[~upper])))
+    return all(agree)
+
+
+@pytest.mark.parametrize("fault, planting", [
+    ("the diagonal exponentiated too, one entry short of each row", ("_exp_row(E[i, i + 1:], factor, out[i, i + 1:])",
+                                                                      "_exp_row(E[i, i:-1], factor, out[i, i + 1:])")),
+    ("the first row skipped", ("for i in range(E.shape[0]):", "for i in range(1, E.shape[0]):")),
+])
+def test_the_upper_triangle_exp_and_planted_faults(fault, planting):
+    """``exp_upper`` (a block's own Gaussian values, transposed, as ONORMA's compiled rounds read them) is numpy's exp
+    on the strict upper triangle and writes nothing else; each planted fault, run as plain Python, is caught."""
+    assert _upper_triangle_agrees(lambda E, factor, out: compiled_module.exp_upper(E, out, factor))
+    with np.errstate(all="ignore"):
+        assert not _upper_triangle_agrees(plant_fault(compiled_module, *planting)["_exp_upper"]), fault
+
+
+@pytest.mark.parametrize("window", [1, 3, 20])
+def test_truncated_onorma_rounds_keep_the_terms_of_their_window_and_a_planted_fault_is_caught(window):
+    """The compiled rounds add a round's term to the later rounds of its block that keep it (``firsts``: a window of 1
+    keeps none, of 3 two, of 20 most of a block of 32 rounds, on the in-loop exponents); planted, a term also given to
+    the first round that drops it (run as plain Python), caught."""
+    X, Y, kernel = _gaussian_run(120)
+    run = dict(lam=0.05, eta=0.5, truncation=window)
+    reference = ovk_ref.onorma(X, Y, kernel, **run)
+    scales = term_scales(X, Y, [kernel], reference, 0.5)
+    with mock.patch.object(onorma_module, "BLOCK_ROUNDS", 32):
+        assert_same_record(ovk_fast.onorma(X, Y, kernel, **run), reference, scales)
+        planted = plant_fault(compiled_module, "while reach < n and firsts[reach] <= b:", "while reach < n and firsts[reach] <= b + 1:")
+        planted["_exp_row"] = compiled_module._compiled()["exp_row"]
+        with mock.patch.object(compiled_module, "onorma_squared_rounds", planted["_onorma_squared_rounds"]), \
+                np.errstate(all="ignore"):
+            faulty = ovk_fast.onorma(X, Y, kernel, **run)
+    with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients"):
+        assert_same_record(faulty, reference, scales)
+
+
 def _gaussian_run(n):
     X, Y = linear_related_tasks(n, p=2, d=3, seed=8)
     return X, Y, ovk_ref.gaussian_separable(0.7, 3)
 
 
 def test_onorma_takes_the_compiled_kernels_and_a_planted_fault_in_each_is_caught():
-    """Where numba is installed, ONORMA's tiles take the fused product and its squared-loss rounds the compiled
-    loop (so the property checks certify them); each with a planted fault fails the comparison with the
-    reference: a fused product that drops the last row of each group of four, and rounds that forget the
-    shrink of the earlier terms (``previous``)."""
+    """Where numba is installed, ONORMA's tiles take the compiled tile (``gaussian_tile``: GEMM, exp and product) and
+    its squared-loss rounds the compiled loop (so the property checks certify them); each with a planted fault fails
+    the comparison with the reference: a tile that drops the last row of each group of four, a tile whose
+    coefficients miss the fold ``scale`` (run as plain Python), and rounds that forget the shrink of the earlier
+    terms (``previous``)."""
     X, Y, kernel = _gaussian_run(300)
     reference = ovk_ref.onorma(X, Y, kernel, lam=0.05, eta=0.5)
     scales = term_scales(X, Y, [kernel], reference, 0.5)
     calls = {"tiles": 0, "rounds": 0}
-    products, rounds = compiled_module.exp_product, compiled_module.onorma_squared_rounds
+    tile, rounds = compiled_module.gaussian_tile, compiled_module.onorma_squared_rounds
 
     def counted(name, function):
         return lambda *a: calls.__setitem__(name, calls[name] + 1) or function(*a)
 
-    with mock.patch.object(compiled_module, "exp_product", counted("tiles", products)), \
+    with mock.patch.object(compiled_module, "gaussian_tile", counted("tiles", tile)), \
             mock.patch.object(compiled_module, "onorma_squared_rounds", counted("rounds", rounds)):
         assert_same_record(ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5), reference, scales)
     assert calls["tiles"] and calls["rounds"]
 
-    def drops_a_row(E, factor, CT, out, mask=None):
-        products(E, factor, CT, out, mask)
+    def drops_a_row(*arguments):
+        out = tile(*arguments)
         out[3::compiled_module.ROWS] = 0.0
         return out
 
-    rounds = plant_fault(compiled_module, "previous[b] * (old[j, b, e] + total)",
-                     "(old[j, b, e] + total)")["_onorma_squared_rounds"]
-    for patch in (mock.patch.object(compiled_module, "exp_product", drops_a_row),
+    unfolded = plant_fault(compiled_module, "CT[e, j] = C[j, e] * scale", "CT[e, j] = C[j, e]")
+    rounds = plant_fault(compiled_module, "previous[b] * (old[b, e] + sums[e, b])",
+                         "(old[b, e] + sums[e, b])")["_onorma_squared_rounds"]
+    for patch in (mock.patch.object(compiled_module, "gaussian_tile", drops_a_row),
+                  mock.patch.object(compiled_module, "gaussian_tile", _plain_tile(unfolded)),
                   mock.patch.object(compiled_module, "onorma_squared_rounds", rounds)):
-        with patch:
+        with patch, mock.patch.object(onorma_module, "BLOCK_ROUNDS", 32):      # blocks fold: the scale is not 1
             planted = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5)
         with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients"):
             assert_same_record(planted, reference, scales)
+
+
+def _plain_tile(namespace):
+    """``gaussian_tile`` of a planted module's namespace, run as plain Python with the compiled product (the slow
+    part; the tile's own steps are those planted)."""
+    compiled_product = compiled_module._compiled()["exp_product"]
+    namespace["_exp_product"] = compiled_product
+
+    def gaussian_tile(left, right, C, scale, exponents, CT, out):
+        namespace["_gaussian_tile"](left, right, C, scale, exponents, CT, out)
+        return out
+    return gaussian_tile
 
 
 def test_truncated_onorma_takes_the_masked_product_and_a_dropped_mask_is_caught():

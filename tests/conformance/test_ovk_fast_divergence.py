@@ -14,7 +14,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from test_ovk_fast_properties import _engine, assert_same_record, term_scales
+from test_ovk_fast_properties import _engine, assert_same_record, plant_fault, term_scales
 
 import ovk_fast
 import ovk_ref
@@ -23,6 +23,8 @@ from ovk_conform.regimes import REGIMES
 from ovk_ref import divergence
 
 LARGEST = np.finfo(float).max
+onorma_module = importlib.import_module("ovk_fast.onorma")
+divergence_watch_module = importlib.import_module("ovk_fast.divergence_watch")
 
 
 def _stream(n=10, p=3, d=2, seed=0):
@@ -203,3 +205,21 @@ def test_the_overflow_guards_planted_away_are_caught():
         with mock.patch.object(importlib.import_module("ovk_fast.onorma"), "np", _NumpySeeingNoOverflow()), \
                 pytest.raises(AssertionError):
             test_truncated_streams_that_overflow_diverge_at_the_reference_round(40, 256)
+
+
+def test_an_infinite_norm_under_a_bound_whose_square_overflows_is_divergent_and_a_planted_fast_check_is_caught():
+    """The divergence watch's quick look at a block (``DivergenceWatch._within``: the largest magnitude of each field
+    against the bound) counts an infinite ``||f||^2`` as divergent even where ``bound^2`` overflows to inf (found by
+    ``test_ovk_fast_extremes``' search: lam = 1e-78, eta = 5e77, bound 1e156, the second round's norm inf, ovk_ref's
+    round 2); planted, a quick look that compares with the bound only, the round is missed."""
+    X, Y = np.array([[1.0], [1.0]]), np.array([[1.0], [0.0]])
+    kernel = {"type": "linear_separable", "B": [[1.0]]}
+    run = dict(lam=1e-78, eta=5e77, divergence_bound=1e156)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", divergence.DivergenceWarning)
+        assert ovk_ref.onorma(X, Y, kernel, **run).diverged_at == 2
+        assert ovk_fast.onorma(X, Y, kernel, **run).diverged_at == 2
+        planted = plant_fault(divergence_watch_module, 'largest < float("inf") and (limit is None or largest <= limit)',
+                              '(largest <= limit if limit is not None else largest < float("inf"))')
+        with mock.patch.object(onorma_module, "DivergenceWatch", planted["DivergenceWatch"]):
+            assert ovk_fast.onorma(X, Y, kernel, **run).diverged_at is None

@@ -177,14 +177,15 @@ LOOK_AHEAD_FAULTS = {
         "look_ahead", ("            jobs.extend(self._tiles(rows, lo, hi, tiles.scale).tiles(C))", "            pass"),
         {"lazy", "eager"}),
     "ONORMA's own values with another factor": (
-        "onorma", ("float(factors[0]))   # not in place", "1.5 * float(factors[0]))   # not in place"),
+        "onorma", ("reshape(n, n), float(factors[0]))", "reshape(n, n), 1.5 * float(factors[0]))"),
         {"lazy", "eager"}),
     "one buffer for ONORMA's own values of a block and the next": (
         "onorma", ("        self.own_buffers.reverse()\n", ""), {"eager"}),
     "ONORMA's fold before the next block's jobs are taken": (
         "onorma", ("        applied, jobs = self.ahead.take((start, stop))          # before the fold: its jobs read the "
-                   "stored beta\n        self.ring.beta *= self.scale",
-                   "        self.ring.beta *= self.scale\n        applied, jobs = self.ahead.take((start, stop))"),
+                   "stored beta\n        self.ring.beta[:self.ring.filled()] *= self.scale",
+                   "        self.ring.beta[:self.ring.filled()] *= self.scale\n"
+                   "        applied, jobs = self.ahead.take((start, stop))"),
         {"lazy"}),
     "MONORMA's fold before the next block's jobs are taken": (
         "monorma", ("            old, _ = ahead.take((start, stop))          # before the fold: its jobs read the "
