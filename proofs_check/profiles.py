@@ -3,7 +3,7 @@
 * ``ci``: derandomised (same examples every run), no example database, modest example counts;
   the default when the ``CI`` environment variable is set.
 * ``dev``: random, with the local example database; the default elsewhere.
-* ``thorough``: many examples, random, by generation alone (``STEERED``); about 6 minutes on 2 cores for the
+* ``thorough``: many examples, random, by generation alone (``STEERED``); about 4 minutes on 2 cores for the
   whole registry.
 ``deadline=None`` everywhere: a round's cost grows with the drawn stream length, and tests never
 fail because the machine is slow.
