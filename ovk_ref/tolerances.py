@@ -62,11 +62,16 @@ MPMATH_VS_EXACT_RTOL = 1e-40
 EIGENVALUE_TIE = 1e-12
 
 #: ovk_fast's compiled exp (``ovk_fast.compiled``) against the platform's libm ``math.exp``, in units in the last
-#: place of libm's value: each is within 1 ulp of the exact value (ours: Cody-Waite reduction, a degree-13 Taylor
-#: polynomial with truncation below 1e-17, one rounding into the subnormals; measured at most 1 ulp from glibc's on
+#: place of libm's value: each is within 1 ulp of the exact value (ours: Cody-Waite reduction, 1 + s + s^2/2 + s^3 q(s)
+#: with q a degree-8 fit (CUBIC_TAIL_FIT), one rounding into the subnormals; measured at most 1 ulp from glibc's on
 #: 5e5 points of [-750, 712], as numpy's own exp), so at most 2 apart; a wrong coefficient or reduction is off by
 #: thousands of ulps.
 COMPILED_EXP_ULPS = 2
+#: the largest relative error of the compiled exp's reduced-range polynomial ``e^s = 1 + s + s^2/2 + s^3 q(s)``
+#: (``ovk_fast.compiled._CUBIC_TAIL``) on |s| <= ln2 / 2: the fit's own, at 50 digits, before any float64 rounding
+#: (3.3e-17 measured on 4001 points; a third of an ulp), so that the rounding of its evaluation stays within
+#: COMPILED_EXP_ULPS
+CUBIC_TAIL_FIT = 3.4e-17
 
 # --- inequalities that can hold with equality ----------------------------------------------------
 #: relative margin for an inequality checked in float64 whose two sides can tie (spec 11

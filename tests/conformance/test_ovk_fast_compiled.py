@@ -92,14 +92,9 @@ def test_a_planted_fault_in_the_exp_is_caught(fault, planted):
         assert (np.max(ulps_from_libm(values, x)) > tolerances.COMPILED_EXP_ULPS) == expect_caught, fault
 
 
-#: the largest relative error of ``e^s = 1 + s + s^2/2 + s^3 q(s)`` with q ``compiled._CUBIC_TAIL`` on |s| <= ln2 / 2
-#: (the fit's, at 50 digits, before any float64 rounding: 3.3e-17 measured on 4001 points; a third of an ulp)
-CUBIC_TAIL_FIT = 3.4e-17
-
-
 def test_the_exp_polynomial_is_within_its_fit_of_e_s():
     """The reduced-range polynomial of the compiled exp, with its float64 coefficients evaluated exactly (40 digits),
-    is within CUBIC_TAIL_FIT of e^s on 2001 points of |s| <= ln2 / 2; with its last coefficient 1/6 one part in 1e12
+    is within tolerances.CUBIC_TAIL_FIT of e^s on 2001 points of |s| <= ln2 / 2; with its last coefficient 1/6 one part in 1e12
     off (planted), it is not."""
     with mpmath.workdps(40):
         half = mpmath.log(2) / 2
@@ -112,8 +107,8 @@ def test_the_exp_polynomial_is_within_its_fit_of_e_s():
                     q = q * s + mpmath.mpf(c)
                 error = max(error, abs(1 + s + s**2 / 2 + s**3 * q - mpmath.exp(s)) / mpmath.exp(s))
             return error
-        assert worst(compiled_module._CUBIC_TAIL) <= CUBIC_TAIL_FIT
-        assert worst(compiled_module._CUBIC_TAIL[:-1] + (compiled_module._CUBIC_TAIL[-1] * (1 + 1e-12),)) > CUBIC_TAIL_FIT
+        assert worst(compiled_module._CUBIC_TAIL) <= tolerances.CUBIC_TAIL_FIT
+        assert worst(compiled_module._CUBIC_TAIL[:-1] + (compiled_module._CUBIC_TAIL[-1] * (1 + 1e-12),)) > tolerances.CUBIC_TAIL_FIT
 
 
 @given(data=st.data())
