@@ -18,6 +18,11 @@ HIGH_PRECISION_TIE = 1e-40
 #: +-this per mismatch: away from 0 so that they are never mistaken for near-zero float margins.
 DISCRETE_MARGIN = 0.5
 
+#: relative round-off of a float64 regularised risk R_t(f) of our runs (a loss value plus a norm from a Gram matrix of
+#: at most a few dozen points: below 1e-13 relative, as for NEAR_ZERO_MARGIN). A proof chain's step that compares two
+#: risks whose difference is below this (relative to them) cannot tell them apart in float64 (proofs_check.proofs)
+RISK_ROUNDOFF = 1e-13
+
 # --- kappa^2 on the box (proofs_check.constants.kappa2) ----------------------------------------------------------
 #: a feature kernel's kappa^2 is max over the vertices v of [0,1]^p of ||K(v, v)||_op at 60 digits; a vertex whose
 #: float64 ||K(v, v)||_op is below the largest float64 one by more than this (relative) cannot attain that max and is

@@ -20,10 +20,10 @@ import math
 import numpy as np
 
 import ovk_ref
-from proofs_check import comparators, constants
+from proofs_check import comparators, constants, tolerances
 from proofs_check.claims import common
 from proofs_check.claims.bounds import removed_norms
-from proofs_check.proofs.chain import Chain, Comparison, Step, identity, inequality
+from proofs_check.proofs.chain import TIE, Chain, Comparison, Step, identity, inequality
 from proofs_check.proofs.onorma_run import onorma_run
 
 
@@ -234,6 +234,14 @@ def _post_update(instance, impl, *, phi_form: bool = False) -> list:
     return comparisons
 
 
+def _descent_scale(decrease: float, after: float, before: float) -> float:
+    """The conclusion's margin is relative to the first-order decrease ``eta_t ||G_t||^2``, or, where that is below what
+    float64 resolves between the two risks (``tolerances.RISK_ROUNDOFF`` of their size, at the chain's ``TIE``), to that
+    resolution: the step is then a tie, as the claim's own check finds it at 50 digits."""
+    resolution = tolerances.RISK_ROUNDOFF * (abs(after) + abs(before)) / TIE
+    return max(decrease, resolution) if max(decrease, resolution) > 0 else 1.0
+
+
 def _descent(instance, impl) -> list:
     """The descent step of C19 under Hyp. 3, per round: ``f_t = f_{t-1} - eta_t G_t``, the exact expansion of the quadratic
     ``R_t`` along ``G_t``, ``||G_t(x_t)|| <= kappa ||G_t||`` and ``eta_t (kappa^2 + lam) < 3/2``."""
@@ -254,7 +262,7 @@ def _descent(instance, impl) -> list:
                         inequality("evaluation", at_point**2, kappa**2 * G2, t),
                         inequality("step_size", eta_t * (kappa**2 + lam), 1.5, t),
                         inequality("conclusion", after, before - eta_t * (1 - eta_t * (kappa**2 + lam) / 2) * G2, t,
-                                   scale=eta_t * G2 if G2 > 0 else 1.0)]
+                                   scale=_descent_scale(eta_t * G2, after, before))]
     return comparisons
 
 

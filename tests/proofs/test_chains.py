@@ -97,6 +97,26 @@ def test_no_step_fails_where_the_hypotheses_hold(claim_id):
     every_step_holds()
 
 
+def test_the_descent_conclusion_is_a_tie_where_float64_cannot_resolve_the_decrease():
+    """``eta_t ||G_t||^2`` of about 2e-8 against risks of about 0.5: the float64 risks differ from the exact ones by more
+    than the chain's tie of the decrease; the claim's 50-digit recheck finds a tie, and so does the chain. Planted: the
+    margin relative to the decrease alone (no resolution), and the float64 noise fails the step."""
+    from proofs_check.proofs import theorems
+
+    instance = {"kernel": {"type": "sum", "terms": [{"weight": 1.0, "kernel": {"type": "linear_separable", "B": [[1.0]]}}]},
+                "p": 1, "d": 1, "X": [[1.0]] * 3, "Y": [[0.9999999999999991]] * 3, "lam": 100.0, "eta": 1e-08,
+                "loss": "squared", "kappa2": 1.0, "C": None, "C_y": 1.0, "truncation": None}
+    assert explain("thm1.descent", instance, ovk_ref).first_failing is None
+    steep = {**instance, "eta": 1e-3, "lam": 1.0}
+    assert explain("thm1.descent", steep, ovk_ref).first_failing is None
+    original = theorems._descent_scale
+    try:
+        theorems._descent_scale = lambda decrease, after, before: decrease
+        assert explain("thm1.descent", instance, ovk_ref).first_failing == "conclusion"
+    finally:
+        theorems._descent_scale = original
+
+
 GAUSS = {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}
 HYP2 = {"kernel": GAUSS, "p": 1, "d": 1, "X": [[0.0], [0.5], [1.0]], "Y": [[1.0], [-1.0], [1.0]], "lam": 1.0, "eta": 0.5,
         "loss": "norm", "kappa2": 1.0, "C": 1.0, "C_y": 1.0, "truncation": None}
