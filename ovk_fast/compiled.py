@@ -162,13 +162,13 @@ def _gaussian_tile(left, right, C, scale, exponents, CT, out):
     _exp_product(E, 1.0, CT, np.zeros((0, 0), dtype=np.bool_), out)
 
 
-def _gaussian_rows(left, right, C, scale, width, exponents, CT, tile, out):
-    """``out = exp(left @ right.T) @ (C * scale)`` tile after tile of ``width`` stored points (``_gaussian_tile``), the
-    tiles' products summed in their order as ``stored_rows`` sums them (``out`` the first, ``tile`` scratch): the
-    stored rows of a block in one call where one thread computes them all."""
-    for lo in range(0, right.shape[0], width):
-        hi = min(lo + width, right.shape[0])
-        if lo == 0:
+def _gaussian_rows(left, right, C, scale, bounds, exponents, CT, tile, out):
+    """``out = exp(left @ right.T) @ (C * scale)`` tile after tile, tile t the stored points ``bounds[t]..bounds[t+1]-1``
+    (``_gaussian_tile``), the tiles' products summed in their order as ``stored_rows`` sums them (``out`` the first,
+    ``tile`` scratch): the stored rows of a block in one call where one thread computes them all."""
+    for t in range(bounds.shape[0] - 1):
+        lo, hi = bounds[t], bounds[t + 1]
+        if t == 0:
             _gaussian_tile(left, right[lo:hi], C[lo:hi], scale, exponents, CT, out)
             continue
         _gaussian_tile(left, right[lo:hi], C[lo:hi], scale, exponents, CT, tile)
@@ -463,7 +463,7 @@ def expansion_operands(X, fold: float, left, right, centre, norms) -> None:
     _compiled()["expansion_operands"](X, fold, left, right, centre, norms)
 
 
-def gaussian_rows(left, right, C, scale: float, width: int, exponents, CT, tile, out) -> np.ndarray:
+def gaussian_rows(left, right, C, scale: float, bounds, exponents, CT, tile, out) -> np.ndarray:
     """``_gaussian_rows`` compiled (numba must be installed: ``AVAILABLE``)."""
-    _compiled()["gaussian_rows"](left, right, C, scale, width, exponents, CT, tile, out)
+    _compiled()["gaussian_rows"](left, right, C, scale, bounds, exponents, CT, tile, out)
     return out

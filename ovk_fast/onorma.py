@@ -42,7 +42,7 @@ from ovk_fast.literal_range import LiteralBound, finite_rounds, magnitude
 from ovk_fast.literal_rounds import run_literally
 from ovk_fast.look_ahead import LookAhead
 from ovk_fast.precision import float64_only
-from ovk_fast.stored_rows import SeparableTiles, Workspace, apply_rows, stream_operands
+from ovk_fast.stored_rows import Workspace, apply_rows, stream_operands
 from ovk_fast.support import first_kept, kept_before
 from ovk_fast.threads import single_blas_thread
 from ovk_ref import validation
@@ -208,15 +208,10 @@ class _Run:
         filled = self.ring.filled()
         mask = self.ring.index[None, :filled] >= first[:, None] if self.truncated else None
         left = self._left_operand(rows)
-        queries = self.X[rows.start:rows.stop]
-        if self.split is not None and 0 < self.split < filled:      # one thread: the look-ahead's tiles (_look_ahead)
-            tiles = [SeparableTiles(self.ahead.kernels, queries, self.ring.X[lo:hi],
-                                    None if left is None else (left, self.ring.right[lo:hi]), leading=lo == 0)
-                     for lo, hi in ((0, self.split), (self.split, filled))]
-            partials = tiles[0].partials(self.ring.beta[:self.split]) + tiles[1].partials(self.ring.beta[self.split:filled])
-            return tiles[0].total(partials, self.Y.shape[1])[0]
+        split = self.split if self.split is not None and 0 < self.split < filled else None   # one thread: _look_ahead
         operands = None if left is None else (left, self.ring.right[:filled])
-        return apply_rows([self.kernel], queries, self.ring.X[:filled], self.ring.beta[:filled], mask, operands)[0]
+        return apply_rows([self.kernel], self.X[rows.start:rows.stop], self.ring.X[:filled], self.ring.beta[:filled],
+                          mask, operands, split)[0]
 
     def _look_ahead(self, start: int, stop: int, scale: float) -> None:
         """Start the next block's work on another thread (``ovk_fast.look_ahead``): its rows against the points

@@ -441,7 +441,7 @@ def test_the_stream_operands_are_those_of_numpys_expansion():
 
 def _rows_are_the_tiles_summed(gaussian_rows) -> bool:
     """``gaussian_rows`` (``_gaussian_rows``' arguments) is, bit for bit, the tiles of ``gaussian_tile`` summed in their
-    order as ``stored_rows`` sums them, for one tile, several, and a last one narrower."""
+    order as ``stored_rows`` sums them, for one tile, several, and a last one narrower (tiles every ``width`` points)."""
     agree = []
     for n_z, width in [(5, 8), (16, 8), (21, 8), (3, 1)]:
         rng = np.random.default_rng([n_z, width])
@@ -456,15 +456,15 @@ def _rows_are_the_tiles_summed(gaussian_rows) -> bool:
         for tile in tiles[1:]:
             expected += tile
         out = np.full((6, 3), np.nan)
-        gaussian_rows(left, right, C, 0.7, width, np.empty(6 * width), np.empty((3, width)), np.empty((6, 3)), out)
+        bounds = np.array(list(range(0, n_z, width)) + [n_z])
+        gaussian_rows(left, right, C, 0.7, bounds, np.empty(6 * width), np.empty((3, width)), np.empty((6, 3)), out)
         agree.append(np.array_equal(out, expected))
     return all(agree)
 
 
 @pytest.mark.parametrize("fault, planting", [
     ("the first tile added twice", ("scale, exponents, CT, out)\n            continue\n", "scale, exponents, CT, out)\n")),
-    ("the last narrower tile dropped", ("for lo in range(0, right.shape[0], width):",
-                                        "for lo in range(0, right.shape[0] - width + 1, width):")),
+    ("the last tile dropped", ("for t in range(bounds.shape[0] - 1):", "for t in range(bounds.shape[0] - 2):")),
 ])
 def test_a_blocks_tiles_in_one_call_and_planted_faults(fault, planting):
     """One thread's stored rows in one call (``compiled.gaussian_rows``, ``stored_rows.SeparableTiles.tiles``) are

@@ -412,11 +412,12 @@ def test_results_do_not_depend_on_the_threads(data):
 
 
 #: ONORMA's one-thread path planted wrong: the look-ahead's split dropped (each block's rows in tiles from the first
-#: stored point), or the part after the split summed as one (its tiles' sums associated otherwise)
+#: stored point), or the tiles not started again at the split (``stored_rows._tile_starts``)
 ONE_THREAD_SPLIT_FAULTS = {
-    "the split dropped": ("            self.split = start\n            return\n", "            return\n"),
-    "the part after the split summed as one": ("(left, self.ring.right[lo:hi]), leading=lo == 0)",
-                                               "(left, self.ring.right[lo:hi]), leading=True)"),
+    "the split dropped": (onorma_module, ("            self.split = start\n            return\n", "            return\n")),
+    "the tiles not started again at the split": (
+        stored_rows_module, ("    return list(range(0, split, TILE_COLUMNS)) + list(range(split, n, TILE_COLUMNS))",
+                             "    return list(range(0, n, TILE_COLUMNS))")),
 }
 
 
@@ -428,15 +429,25 @@ def test_onorma_on_one_thread_splits_its_tiles_as_the_look_ahead_does(fault):
     (``ONE_THREAD_SPLIT_FAULTS``) changes some bits."""
     X, Y = linear_related_tasks(40, p=3, d=2, seed=5)
     kernel = ovk_ref.gaussian_separable(1.0, 2)
-    onorma = ovk_fast.onorma if fault is None else plant_fault(onorma_module, *ONE_THREAD_SPLIT_FAULTS[fault])["onorma"]
+    one_thread, planted, engine = ovk_fast.onorma, ExitStack(), {}
+    if fault is not None:
+        module, planting = ONE_THREAD_SPLIT_FAULTS[fault]
+        namespace = plant_fault(module, *planting)
+        if module is onorma_module:     # the planted engine's own constants, as _engine sets the module's below
+            one_thread, engine = namespace["onorma"], namespace
+        else:
+            planted.enter_context(mock.patch.dict(namespace, {"TILE_COLUMNS": 3}))
+            planted.enter_context(mock.patch.object(onorma_module, "apply_rows", namespace["apply_rows"]))
     same = []
-    for rescale in (onorma_module.RESCALE_BELOW, 0.9):
-        with _engine((8, rescale, 3)):
-            with mock.patch.object(threads_module, "THREADS", 4):
-                several = ovk_fast.onorma(X, Y, kernel, lam=0.1, eta=0.5)
-            with mock.patch.object(threads_module, "THREADS", 1), mock.patch.dict(onorma.__globals__, {"BLOCK_ROUNDS": 8}):
-                one = onorma(X, Y, kernel, lam=0.1, eta=0.5)
-        same += [np.array_equal(getattr(one, field.name), getattr(several, field.name)) for field in dataclasses.fields(one)]
+    with planted:
+        for rescale in (onorma_module.RESCALE_BELOW, 0.9):
+            with _engine((8, rescale, 3)), mock.patch.dict(engine, {"BLOCK_ROUNDS": 8, "RESCALE_BELOW": rescale} if engine else {}):
+                with mock.patch.object(threads_module, "THREADS", 4):
+                    several = ovk_fast.onorma(X, Y, kernel, lam=0.1, eta=0.5)
+                with mock.patch.object(threads_module, "THREADS", 1):
+                    one = one_thread(X, Y, kernel, lam=0.1, eta=0.5)
+            same += [np.array_equal(getattr(one, field.name), getattr(several, field.name))
+                     for field in dataclasses.fields(one)]
     assert all(same) if fault is None else not all(same), fault
 
 
