@@ -331,6 +331,29 @@ def norm_recursion(c_t, added, norm2, rounds, downdates, out):
     return norm2
 
 
+def _norm_terms(c_t, predictions, new_coefficients, B, added):
+    """spec 6.2's terms besides ``c_t^2 ||f_{t-1}||^2`` for a Gaussian kernel ``k(x, z) B`` (``K(x, x) = B``: the
+    inputs are finite): ``added[r] = 2 c_t <f_{t-1}(x_t), alpha_tt> + <B alpha_tt, alpha_tt>`` (the sums vectorised)."""
+    n, d = new_coefficients.shape
+    for r in range(n):
+        cross, quadratic = 0.0, 0.0
+        for e in range(d):
+            cross += predictions[r, e] * new_coefficients[r, e]
+            total = 0.0
+            for f in range(d):
+                total += B[e, f] * new_coefficients[r, f]
+            quadratic += total * new_coefficients[r, e]
+        added[r] = 2 * c_t[r] * cross + quadratic
+
+
+def _gaussian_norms(c_t, predictions, new_coefficients, B, norm2, rounds, downdates, out):
+    """``norm_recursion`` on ``_norm_terms``: the block's ``||f_t||^2`` for a Gaussian kernel ``k(x, z) B`` in one
+    call (``ovk_fast.onorma``'s ``_norms``, where numpy took a dozen calls a block)."""
+    added = np.empty(c_t.shape[0])
+    _norm_terms(c_t, predictions, new_coefficients, B, added)
+    return norm_recursion(c_t, added, norm2, rounds, downdates, out)
+
+
 def _expansion_operands(X, fold, left, right, centre, norms):
     """Both operands of ``distances.Expansion`` for the points ``X`` themselves, in one pass after their mean
     ``centre``: with ``a = X[i] - centre``, ``left[i] = [2 fold a, -fold |a|^2, -fold]``, ``right[i] = [a, 1, |a|^2]``
@@ -405,6 +428,8 @@ def _compiled() -> dict:
             "monorma": jit_calling(_squared_rounds, steps, plain),
             "onorma": jit_calling(_onorma_squared_rounds, {**steps, "_exp_row": exp_row}, strict),
             "norms": plain(norm_recursion), "magnitude": plain(largest_magnitude),
+            "gaussian_norms": jit_calling(_gaussian_norms, {"_norm_terms": sums(_norm_terms),
+                                                            "norm_recursion": plain(norm_recursion)}, plain),
             "expansion_operands": plain(_expansion_operands)}
 
 
@@ -467,3 +492,8 @@ def gaussian_rows(left, right, C, scale: float, bounds, exponents, CT, tile, out
     """``_gaussian_rows`` compiled (numba must be installed: ``AVAILABLE``)."""
     _compiled()["gaussian_rows"](left, right, C, scale, bounds, exponents, CT, tile, out)
     return out
+
+
+def gaussian_norms(c_t, predictions, new_coefficients, B, norm2: float, rounds, downdates, out) -> float:
+    """``_gaussian_norms`` compiled (numba must be installed: ``AVAILABLE``); returns the last ``||f_t||^2``."""
+    return _compiled()["gaussian_norms"](c_t, predictions, new_coefficients, B, norm2, rounds, downdates, out)
