@@ -159,7 +159,7 @@ def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision
                          {"rkhs_norm2": run.norms})
             start = stop
     if not run.ring.copies and run.ring.stored == n and lo[-1] == 0:    # entry i in slot i, every one kept
-        coefficients = run.scale * run.ring.beta
+        coefficients = np.multiply(run.ring.beta, run.scale, out=run.ring.beta)     # its memory: no new pages
     else:
         coefficients = np.zeros((n, d))
         kept = run.ring.index >= lo[-1]
