@@ -333,7 +333,8 @@ def norm_recursion(c_t, added, norm2, rounds, downdates, out):
 
 def _norm_terms(c_t, predictions, new_coefficients, B, added):
     """spec 6.2's terms besides ``c_t^2 ||f_{t-1}||^2`` for a Gaussian kernel ``k(x, z) B`` (``K(x, x) = B``: the
-    inputs are finite): ``added[r] = 2 c_t <f_{t-1}(x_t), alpha_tt> + <B alpha_tt, alpha_tt>`` (the sums vectorised)."""
+    inputs are finite): ``added[r] = 2 c_t <f_{t-1}(x_t), alpha_tt> + <B alpha_tt, alpha_tt>`` (the sums vectorised;
+    ``ovk_fast.onorma``'s ``_norms``, where numpy took a dozen calls a block), for ``norm_recursion``."""
     n, d = new_coefficients.shape
     for r in range(n):
         cross, quadratic = 0.0, 0.0
@@ -344,14 +345,6 @@ def _norm_terms(c_t, predictions, new_coefficients, B, added):
                 total += B[e, f] * new_coefficients[r, f]
             quadratic += total * new_coefficients[r, e]
         added[r] = 2 * c_t[r] * cross + quadratic
-
-
-def _gaussian_norms(c_t, predictions, new_coefficients, B, norm2, rounds, downdates, out):
-    """``norm_recursion`` on ``_norm_terms``: the block's ``||f_t||^2`` for a Gaussian kernel ``k(x, z) B`` in one
-    call (``ovk_fast.onorma``'s ``_norms``, where numpy took a dozen calls a block)."""
-    added = np.empty(c_t.shape[0])
-    _norm_terms(c_t, predictions, new_coefficients, B, added)
-    return norm_recursion(c_t, added, norm2, rounds, downdates, out)
 
 
 def _expansion_operands(X, fold, left, right, centre, norms):
@@ -428,8 +421,7 @@ def _compiled() -> dict:
             "monorma": jit_calling(_squared_rounds, steps, plain),
             "onorma": jit_calling(_onorma_squared_rounds, {**steps, "_exp_row": exp_row}, strict),
             "norms": plain(norm_recursion), "magnitude": plain(largest_magnitude),
-            "gaussian_norms": jit_calling(_gaussian_norms, {"_norm_terms": sums(_norm_terms),
-                                                            "norm_recursion": plain(norm_recursion)}, plain),
+            "norm_terms": sums(_norm_terms),
             "expansion_operands": sums(_expansion_operands)}
 
 
@@ -494,6 +486,8 @@ def gaussian_rows(left, right, C, scale: float, bounds, exponents, CT, tile, out
     return out
 
 
-def gaussian_norms(c_t, predictions, new_coefficients, B, norm2: float, rounds, downdates, out) -> float:
-    """``_gaussian_norms`` compiled (numba must be installed: ``AVAILABLE``); returns the last ``||f_t||^2``."""
-    return _compiled()["gaussian_norms"](c_t, predictions, new_coefficients, B, norm2, rounds, downdates, out)
+def norm_terms(c_t, predictions, new_coefficients, B) -> np.ndarray:
+    """``_norm_terms`` compiled (numba must be installed: ``AVAILABLE``): a new array."""
+    added = np.empty(len(c_t))
+    _compiled()["norm_terms"](c_t, predictions, new_coefficients, B, added)
+    return added

@@ -189,7 +189,7 @@ class _Run:
         # a separable kernel's B as the compiled rounds take it (C-contiguous float64), once per run
         self.output_matrix = np.ascontiguousarray(self.kernel.B, dtype=float) if isinstance(self.kernel, Separable) else None
         self.bandwidths = bandwidths([self.kernel])
-        # a single Gaussian's B (K(x, x) = B) where the norms take compiled.gaussian_norms (_norms)
+        # a single Gaussian's B (K(x, x) = B) where the norms' terms take compiled.norm_terms (_norms)
         self.gaussian_output = self.output_matrix if compiled.AVAILABLE and self.bandwidths \
             and isinstance(self.kernel, Separable) else None
         self.workspace = Workspace()    # the block's own rows and solve: the same memory block after block
@@ -432,14 +432,13 @@ class _Run:
         """``||f_t||^2`` of rounds ``start..stop-1``: the recursion of spec 6.2, downdated by every term that step 4
         drops (6.5, ``_downdates``); the ring still holds the stored terms of the block's start."""
         predictions, new_coefficients = self.predictions[start:stop], self.new_coefficients[start:stop]
-        rounds, downdates = self._downdates(start, stop, scales, beta)
-        if self.gaussian_output is not None:     # K(x, x) = B, in one compiled call
-            self.norm2 = compiled.gaussian_norms(c_t, predictions, new_coefficients, self.gaussian_output, self.norm2,
-                                                 rounds, downdates, self.norms[start:stop])
-            return
         # the terms of 6.2 without ||f_{t-1}||^2: 2 c_t <f_{t-1}(x_t), alpha_tt> + <K(x_t, x_t) alpha_tt, alpha_tt>
-        added = (2 * c_t * np.einsum("rd,rd->r", predictions, new_coefficients)
-                 + diagonal_quadratic(self.kernel, self.X[start:stop], new_coefficients))
+        if self.gaussian_output is not None:     # K(x, x) = B: one compiled call
+            added = compiled.norm_terms(c_t, predictions, new_coefficients, self.gaussian_output)
+        else:
+            added = (2 * c_t * np.einsum("rd,rd->r", predictions, new_coefficients)
+                     + diagonal_quadratic(self.kernel, self.X[start:stop], new_coefficients))
+        rounds, downdates = self._downdates(start, stop, scales, beta)
         self.norm2 = compiled.norm_recursion_compiled(c_t, added, self.norm2, rounds, downdates, self.norms[start:stop])
 
     def _downdates(self, start, stop, scales, beta) -> tuple:
