@@ -362,8 +362,9 @@ def breakdown(repeat):
     """Where ONORMA t = 5000 spends its time on one thread (CPU ms, minima of ``repeat`` interleaved runs, beside the
     floor): the run, then the run with its compiled steps replaced one after the other by steps that do no work
     (``NO_WORK``); the differences are what each step costs in the run: the stored rows (the tiles: exponent GEMM,
-    exp and the product with the coefficients), the block's own values (their GEMM and exp), the rounds, and what
-    is left (the Python of the tiles and blocks, the norms, the divergence and range checks, the records, setup)."""
+    exp and the product with the coefficients), the block's own values (their exponents' GEMM; on one thread their
+    exp runs in the rounds), the rounds, and what is left (the Python of the tiles and blocks, the norms, the
+    divergence and range checks, the records, setup)."""
     kernel, _ = kernels()
     X, Y = data(5000)
     floor = floor_values(X, [MU])
