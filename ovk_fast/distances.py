@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ovk_fast import compiled
 from ovk_ref import tolerances
 
 _EPS = float(np.finfo(float).eps)
@@ -38,19 +39,27 @@ class Expansion:
     mean. ``usable`` is False where the queries' spread makes the expansion inaccurate (module docstring) or one of
     its terms could overflow: the direct sum is used instead."""
 
-    def __init__(self, X: np.ndarray, factor: float, fold: float, left: np.ndarray | None = None):
+    def __init__(self, X: np.ndarray, factor: float, fold: float, left: np.ndarray | None = None,
+                 right: np.ndarray | None = None):
+        """``left``: memory for it, if given; ``right``: memory for the queries' own right operand (``own_right``),
+        built in the same compiled pass as ``left`` where numba is installed (``compiled.expansion_operands``)."""
         p = X.shape[1]
-        self.factor, self.fold = factor, fold
-        self.left = np.empty((len(X), p + 2)) if left is None else left      # ``left``: memory for it, if given
+        self.X, self.factor, self.fold = X, factor, fold
+        self.left = np.empty((len(X), p + 2)) if left is None else left
         self._scale = max(factor, abs(fold))
+        self._own_right = right if right is not None and compiled.AVAILABLE and len(X) else None
         with np.errstate(over="ignore", invalid="ignore"):
-            self.centre = np.mean(X, axis=0) if len(X) else np.zeros(p)
-            A = np.subtract(X, self.centre, out=self.left[:, :p])
-            self.norms = np.einsum("ij,ij->i", A, A)          # |a_r|^2
+            if self._own_right is not None:
+                self.centre, self.norms = np.empty(p), np.empty(len(X))
+                compiled.expansion_operands(X, fold, self.left, self._own_right, self.centre, self.norms)
+            else:
+                self.centre = np.mean(X, axis=0) if len(X) else np.zeros(p)
+                A = np.subtract(X, self.centre, out=self.left[:, :p])
+                self.norms = np.einsum("ij,ij->i", A, A)          # |a_r|^2
             self.spread = float(np.max(self.norms, initial=0.0))
             self.finite = bool(np.isfinite(_OVERFLOW_MARGIN * self.spread * self._scale))
         self.usable = self.finite and self.accurate(self.spread)
-        if self.finite:
+        if self.finite and self._own_right is None:
             A *= 2 * fold
             np.multiply(self.norms, -fold, out=self.left[:, p])
             self.left[:, p + 1] = -fold
@@ -67,10 +76,21 @@ class Expansion:
             B = np.subtract(Z, self.centre, out=out[:, :p])
             norms = np.einsum("ij,ij->i", B, B, out=out[:, p + 1])
             largest = float(np.max(norms, initial=0.0))
-        if not np.isfinite(_OVERFLOW_MARGIN * (self.spread + largest) * self._scale):
+        if not self._fits(largest):
             return None
         out[:, p] = 1.0
         return out
+
+    def own_right(self, out: np.ndarray) -> np.ndarray | None:
+        """``right(X, out)`` for the queries ``X`` themselves: the operand built with ``left`` where it was (``right``
+        given), else computed into ``out``."""
+        if self._own_right is None:
+            return self.right(self.X, out)
+        return self._own_right if self._fits(self.spread) else None
+
+    def _fits(self, largest: float) -> bool:
+        """No term of the expansion overflows for stored points with ``max |z - c|^2 = largest``."""
+        return bool(np.isfinite(_OVERFLOW_MARGIN * (self.spread + largest) * self._scale))
 
 
 class StreamOperands:
@@ -85,11 +105,11 @@ class StreamOperands:
         shape = (len(X), X.shape[1] + 2)
         left, right = (None, np.empty(shape)) if memory is None else (memory.array("stream left", shape),
                                                                       memory.array("stream right", shape))
-        self._expansion = Expansion(X, factor, fold, left)
+        self._expansion = Expansion(X, factor, fold, left, right)
         self.fold = fold        # left @ right.T = -fold |x - z|^2
         self.right, self._lefts = None, {}
         if self._expansion.finite:
-            self.right = self._expansion.right(X, right)
+            self.right = self._expansion.own_right(right)
 
     def left(self, start: int, stop: int) -> np.ndarray | None:
         if (start, stop) not in self._lefts:        # asked for by several steps of a block: decided once

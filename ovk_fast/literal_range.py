@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ovk_fast import compiled
 from ovk_fast.kernel_rows import KNOWN_SCALARS
 from ovk_ref.kernels import Feature, Gaussian, Linear, LinearQuadratic, Polynomial, Separable, WeightedSum
 
@@ -60,9 +61,13 @@ def finite_rounds(values: np.ndarray) -> np.ndarray:
 
 
 def magnitude(values: np.ndarray) -> float:
-    """``max |values|`` (NaN if one is NaN) without ``np.abs``'s temporary array: a quarter of its time on a
-    block's records."""
-    return max(float(values.max()), -float(values.min())) if values.size else 0.0
+    """``max |values|`` (NaN if one is NaN): a C-contiguous array in one compiled pass where numba is installed
+    (``compiled.largest_magnitude``), else by numpy's ``max`` and ``min`` without ``np.abs``'s temporary array."""
+    if not values.size:
+        return 0.0
+    if compiled.AVAILABLE and values.flags.c_contiguous:
+        return compiled.largest_magnitude_compiled(values.reshape(-1))
+    return max(float(values.max()), -float(values.min()))
 
 
 class LiteralBound:

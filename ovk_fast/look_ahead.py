@@ -36,7 +36,7 @@ class LookAhead:
         """The rows ``rows`` against the points ``lo..hi-1``, on the stream's operands where they are accurate."""
         left = None if self.operands is None else self.operands.left(*rows)
         operands = None if left is None else (left, self.operands.right[lo:hi])
-        return SeparableTiles(self.kernels, self.X[rows[0]:rows[1]], self.X[lo:hi], operands, scale)
+        return SeparableTiles(self.kernels, self.X[rows[0]:rows[1]], self.X[lo:hi], operands, scale, leading=lo == 0)
 
     def start(self, rows: tuple, stored: int, C, scale: float, jobs=()) -> None:
         """Start the block ``rows`` (start, stop): the engine's ``jobs`` (first) and its rows against the points

@@ -18,7 +18,7 @@ import threading
 
 import numpy as np
 
-from ovk_fast import compiled
+from ovk_fast import compiled, threads
 from ovk_fast.distances import Expansion, StreamOperands, direct_squared_distances, gaussian_exponents
 from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, exponent_factor, separable_terms
 from ovk_fast.threads import map_in_order
@@ -65,8 +65,11 @@ class Workspace:
         return buffer[:size].reshape(shape)
 
 
-def _tile_starts(n: int) -> range:
-    return range(0, n, TILE_COLUMNS)
+def _tile_starts(n: int, split: int | None = None) -> list:
+    """The first stored point of each tile of ``n``: every ``TILE_COLUMNS``, again from ``split`` where given."""
+    if split is None:
+        return list(range(0, n, TILE_COLUMNS))
+    return list(range(0, split, TILE_COLUMNS)) + list(range(split, n, TILE_COLUMNS))
 
 
 def _sum_in_order(partials: list, empty: np.ndarray) -> np.ndarray:
@@ -137,8 +140,13 @@ class SeparableTiles:
     tile's built in the tile; with a single bandwidth the factor ``1/mu`` is folded in, so the GEMM gives the
     exponents themselves. The direct sum where the expansion is not accurate (``ovk_fast.distances``)."""
 
-    def __init__(self, kernels: "KernelSet", X: np.ndarray, Z: np.ndarray, operands=None, scale: float = 1.0):
-        self.X, self.Z, self.scale = X, Z, scale
+    def __init__(self, kernels: "KernelSet", X: np.ndarray, Z: np.ndarray, operands=None, scale: float = 1.0,
+                 leading: bool = True, split: int | None = None):
+        """``leading``: ``Z`` starts at the first stored point, so that these tiles' sums come first in a total
+        (``ovk_fast.look_ahead`` adds tiles against later points after them); ``split``: the tiles start again there
+        (``_tile_starts``: ONORMA on one thread splits them where its look-ahead would)."""
+        self.X, self.Z, self.scale, self.leading = X, Z, scale, leading
+        self.starts = _tile_starts(len(Z), split)
         self.scalars, self.outputs, self.kernels = kernels.scalars, kernels.outputs, kernels.kernels
         self.folded, self.gaussians, self.inner = kernels.folded, bool(kernels.gaussians), kernels.inner
         self.left, self.right = operands if operands is not None else (None, None)
@@ -148,9 +156,14 @@ class SeparableTiles:
         # a single Gaussian on the stream's operands: each tile one GEMM and one compiled pass (_gaussian_tile)
         self.gaussian_only = compiled.AVAILABLE and kernels.gaussian_only and self.right is not None
 
-    def _tile(self, lo: int, C: np.ndarray, mask) -> np.ndarray:
+    def _bounds(self, tile: int) -> tuple[int, int]:
+        """The stored points ``lo..hi-1`` of a tile (``starts``)."""
+        return self.starts[tile], (self.starts[tile + 1:] or [len(self.Z)])[0]
+
+    def _tile(self, tile: int, C: np.ndarray, mask) -> np.ndarray:
         """``[s(X, Z_tile) C_tile for each scalar s]``: an (n_scalars, n_x, d) array."""
-        X, Z = self.X, self.Z[lo:lo + TILE_COLUMNS]
+        lo, hi = self._bounds(tile)
+        X, Z = self.X, self.Z[lo:hi]
         workspace, shape = Workspace.of_this_thread(), (len(X), len(Z))
         exponents, direct = self._exponents(lo, Z, workspace, shape) if self.gaussians else (None, None)
         inner = None
@@ -201,23 +214,35 @@ class SeparableTiles:
         values.fill(scalar.c)
         return values
 
-    def _gaussian_tile(self, lo: int, C: np.ndarray, products: np.ndarray) -> np.ndarray:
+    def _gaussian_tile(self, tile: int, C: np.ndarray, products: np.ndarray) -> np.ndarray:
         """``_tile`` for a single Gaussian on the stream's operands (``gaussian_only``), without a mask: one compiled
         call (``compiled.gaussian_tile``: the exponents' GEMM, the coefficients times ``scale``, exp and the product),
         into ``products[tile]``."""
         exponents, CT = Workspace.of_this_thread().tile_buffers(len(self.X), C.shape[1])
-        out, hi = products[lo // TILE_COLUMNS], lo + TILE_COLUMNS
-        compiled.gaussian_tile(self.left, self.right[lo:hi], C[lo:hi], self.scale, exponents, CT, out[0])
+        lo, hi = self._bounds(tile)
+        compiled.gaussian_tile(self.left, self.right[lo:hi], C[lo:hi], self.scale, exponents, CT, products[tile][0])
+        return products[tile]
+
+    def _gaussian_rows(self, C: np.ndarray) -> np.ndarray:
+        """The tiles of ``_gaussian_tile`` in one compiled call, summed in their order as ``total`` sums them
+        (``compiled.gaussian_rows``): a (1, n_x, d) partial."""
+        exponents, CT = Workspace.of_this_thread().tile_buffers(len(self.X), C.shape[1])
+        tile, out = np.empty((len(self.X), C.shape[1])), np.empty((1, len(self.X), C.shape[1]))
+        compiled.gaussian_rows(self.left, self.right, C, self.scale, np.array(self.starts + [len(self.Z)]), exponents,
+                               CT, tile, out[0])
         return out
 
     def tiles(self, C: np.ndarray, mask=None) -> list:
         """A job per tile, in the tiles' order: each returns its tile's ``[s(X, Z_tile) C_tile for each scalar s]``
-        (a single Gaussian on the stream's operands without a mask: ``_gaussian_tile``, into one array for all)."""
-        starts = _tile_starts(len(self.Z))
+        (a single Gaussian on the stream's operands without a mask: ``_gaussian_tile``, into one array for all; on
+        one thread, where they come first in the total, one job for all of them, ``_gaussian_rows``: the same sums in
+        the same order, without a hundred calls of Python a run)."""
         if not (self.gaussian_only and mask is None):
-            return [functools.partial(self._tile, lo, C, mask) for lo in starts]
-        products = np.empty((len(starts), 1, len(self.X), C.shape[1]))
-        return [functools.partial(self._gaussian_tile, lo, C, products) for lo in starts]
+            return [functools.partial(self._tile, tile, C, mask) for tile in range(len(self.starts))]
+        if threads.THREADS < 2 and self.leading and self.starts:
+            return [functools.partial(self._gaussian_rows, C)]
+        products = np.empty((len(self.starts), 1, len(self.X), C.shape[1]))
+        return [functools.partial(self._gaussian_tile, tile, C, products) for tile in range(len(self.starts))]
 
     def partials(self, C: np.ndarray, mask=None) -> list:
         """The tiles' partial sums (``tiles``), computed on ovk_fast's threads (``threads.map_in_order``)."""
@@ -237,13 +262,14 @@ class SeparableTiles:
 
 
 def apply_rows(kernels, X: np.ndarray, Z: np.ndarray, C: np.ndarray, mask: np.ndarray | None = None,
-               operands=None) -> np.ndarray:
+               operands=None, split: int | None = None) -> np.ndarray:
     """``out[k, r] = sum_j mask[r, j] K_k(X[r], Z[j]) C[j]`` for each kernel ``K_k`` of ``kernels`` (all j when
     ``mask`` is None): an (m, n_x, d) array, as ``KernelRows(K_k, X, Z).apply(C, mask)``. ``operands``: the
-    expansion's ``(left, right)`` rows of ``X`` and ``Z`` from ``stream_operands(kernels, ...)``, if any."""
+    expansion's ``(left, right)`` rows of ``X`` and ``Z`` from ``stream_operands(kernels, ...)``, if any; ``split``:
+    the tiles start again there (``SeparableTiles``)."""
     terms = [separable_terms(kernel) for kernel in kernels]
     if all(term is not None for term in terms):
-        return SeparableTiles(KernelSet(terms), X, Z, operands).apply(C, mask)
+        return SeparableTiles(KernelSet(terms), X, Z, operands, split=split).apply(C, mask)
     mus = bandwidths(kernels)
 
     def tile(lo):

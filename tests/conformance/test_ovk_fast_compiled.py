@@ -363,3 +363,114 @@ def test_the_corner_cases_regime_rejects_the_compiled_faults_every_earlier_store
     with patch, np.errstate(all="ignore"):
         report = run(implementation, cases=cases, reruns=0)
     assert [outcome.case for outcome in report.outcomes if outcome.status == "fail"] == failing
+
+
+def _largest_magnitude_agrees(largest_magnitude) -> bool:
+    """``largest_magnitude`` is ``max |x|`` on signed values, infinities and empty arrays, and NaN wherever one entry is
+    NaN, first, last or between larger values."""
+    cases = [np.array([]), np.array([-3.0, 2.0, 1.0]), np.array([0.5, -np.inf, 2.0]), np.array([-0.0]),
+             np.array([1.0, np.nan, 0.5]), np.array([np.nan, 7.0]), np.array([7.0, -8.0, np.nan]),
+             np.random.default_rng(0).standard_normal(1000)]
+    agree = []
+    for values in cases:
+        expected = np.nan if np.isnan(values).any() else (np.max(np.abs(values)) if values.size else 0.0)
+        agree.append(np.array_equal(largest_magnitude(values), expected, equal_nan=True))
+    return all(agree)
+
+
+@pytest.mark.parametrize("fault, planting", [
+    ("a NaN after a larger value passed over", ("        elif size != size:\n            return size\n", "")),
+    ("the sign kept", ("size = abs(value)", "size = value")),
+])
+def test_the_largest_magnitude_in_one_pass_and_planted_faults(fault, planting):
+    """``literal_range.magnitude``'s compiled pass (the blocks' records, checked after every block) is numpy's
+    ``max |x|`` with NaN kept; each planted fault, run as plain Python, is caught."""
+    assert _largest_magnitude_agrees(compiled_module.largest_magnitude_compiled)
+    assert not _largest_magnitude_agrees(plant_fault(compiled_module, *planting)["largest_magnitude"]), fault
+
+
+def _expansion_operands_agree(expansion_operands) -> bool:
+    """The one-pass operands (``_expansion_operands``'s arguments) are numpy's: ``left @ right.T = -fold |x - z|^2``
+    for every pair to IDENTITY_RTOL of ``fold (|a|^2 + |b|^2)``, their columns as ``distances.Expansion`` writes them, and
+    the norms ``|x - centre|^2``; on points far from the origin, one point, and p = 1."""
+    agree = []
+    for n, p, offset in [(1, 3, 0.0), (7, 1, 0.0), (30, 5, 1e6), (50, 20, -3.0)]:
+        X = offset + np.random.default_rng([n, p]).standard_normal((n, p))
+        fold = 0.3
+        left, right, centre, norms = np.empty((n, p + 2)), np.empty((n, p + 2)), np.empty(p), np.empty(n)
+        expansion_operands(X, fold, left, right, centre, norms)
+        A = X - X.mean(axis=0)
+        squared = np.sum((X[:, None, :] - X[None, :, :]) ** 2, axis=2)
+        scale = fold * (np.sum(A * A, axis=1)[:, None] + np.sum(A * A, axis=1)[None, :]) + tolerances.UNDERFLOW_ATOL
+        agree.append(np.all(np.abs(left @ right.T + fold * squared) <= tolerances.IDENTITY_RTOL * scale)
+                     and np.allclose(centre, X.mean(axis=0), rtol=1e-14, atol=1e-14 * abs(offset))
+                     and np.allclose(norms, np.sum(A * A, axis=1), rtol=1e-12, atol=0)
+                     and np.array_equal(right[:, p], np.ones(n)) and np.array_equal(left[:, p + 1], np.full(n, -fold))
+                     and np.array_equal(right[:, p + 1], norms) and np.array_equal(left[:, p], norms * -fold))
+    return all(agree)
+
+
+@pytest.mark.parametrize("fault, planting", [
+    ("the left operand without its factor 2", ("left[i, k] = a * twice", "left[i, k] = a * fold")),
+    ("the mean one point short", ("        centre[k] /= n\n", "        centre[k] /= max(n - 1, 1)\n")),
+    ("the norm of the first coordinate only", ("            total += a * a\n", "            total = a * a if k == 0 else total\n")),
+])
+def test_the_stream_operands_in_one_pass_and_planted_faults(fault, planting):
+    """``distances.StreamOperands``' compiled pass (both operands of the stream at once) gives numpy's expansion;
+    each planted fault, run as plain Python, is caught."""
+    assert _expansion_operands_agree(compiled_module.expansion_operands)
+    with np.errstate(all="ignore"):
+        assert not _expansion_operands_agree(plant_fault(compiled_module, *planting)["_expansion_operands"]), fault
+
+
+def test_the_stream_operands_are_those_of_numpys_expansion():
+    """With numba, ``StreamOperands`` takes the one-pass operands; they equal numpy's ``Expansion`` and ``right`` to
+    a few ulps, and decide the same accuracy and overflow (a stream beyond ~1e150 has no operands)."""
+    distances = importlib.import_module("ovk_fast.distances")
+    X = 5.0 + np.random.default_rng(1).standard_normal((40, 4))
+    fast = distances.StreamOperands(X, 2.0, 2.0)
+    with mock.patch.object(compiled_module, "AVAILABLE", False):
+        plain = distances.StreamOperands(X, 2.0, 2.0)
+    assert fast._expansion._own_right is not None and plain._expansion._own_right is None
+    np.testing.assert_allclose(fast.right, plain.right, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(fast._expansion.left, plain._expansion.left, rtol=1e-13, atol=1e-13)
+    assert fast.left(0, 40) is not None and plain.left(0, 40) is not None
+    huge = distances.StreamOperands(1e160 * X, 2.0, 2.0)
+    assert huge.right is None and huge.left(0, 40) is None
+
+
+def _rows_are_the_tiles_summed(gaussian_rows) -> bool:
+    """``gaussian_rows`` (``_gaussian_rows``' arguments) is, bit for bit, the tiles of ``gaussian_tile`` summed in their
+    order as ``stored_rows`` sums them, for one tile, several, and a last one narrower (tiles every ``width`` points)."""
+    agree = []
+    for n_z, width in [(5, 8), (16, 8), (21, 8), (3, 1)]:
+        rng = np.random.default_rng([n_z, width])
+        left, right, C = 0.3 * rng.standard_normal((6, 4)), rng.standard_normal((n_z, 4)), rng.standard_normal((n_z, 3))
+        tiles = []
+        for lo in range(0, n_z, width):
+            out = np.empty((6, 3))
+            compiled_module.gaussian_tile(left, right[lo:lo + width], C[lo:lo + width], 0.7, np.empty(6 * width),
+                                          np.empty((3, width)), out)
+            tiles.append(out)
+        expected = tiles[0].copy()
+        for tile in tiles[1:]:
+            expected += tile
+        out = np.full((6, 3), np.nan)
+        bounds = np.array(list(range(0, n_z, width)) + [n_z])
+        gaussian_rows(left, right, C, 0.7, bounds, np.empty(6 * width), np.empty((3, width)), np.empty((6, 3)), out)
+        agree.append(np.array_equal(out, expected))
+    return all(agree)
+
+
+@pytest.mark.parametrize("fault, planting", [
+    ("the first tile added twice", ("scale, exponents, CT, out)\n            continue\n", "scale, exponents, CT, out)\n")),
+    ("the last tile dropped", ("for t in range(bounds.shape[0] - 1):", "for t in range(bounds.shape[0] - 2):")),
+])
+def test_a_blocks_tiles_in_one_call_and_planted_faults(fault, planting):
+    """One thread's stored rows in one call (``compiled.gaussian_rows``, ``stored_rows.SeparableTiles.tiles``) are
+    the per-tile products summed in the same order; each planted fault, run as plain Python over the compiled tile,
+    is caught."""
+    assert _rows_are_the_tiles_summed(compiled_module.gaussian_rows)
+    planted = plant_fault(compiled_module, *planting)
+    planted["_gaussian_tile"] = compiled_module._compiled()["gaussian_tile"]
+    assert not _rows_are_the_tiles_summed(planted["_gaussian_rows"]), fault

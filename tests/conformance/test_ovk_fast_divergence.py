@@ -45,6 +45,9 @@ TRANSFORMS = {
     "offset 1e300": lambda X: X * 1e290 + 1e300,
     "repeats spread 1e9": lambda X: np.repeat(X[:5] * 1e9, 2, axis=0),
     "repeated stream spread 1e9": lambda X: np.tile(X[:5] * 1e9, (2, 1)),
+    # each point met again a block later 0.7 away: a kernel value e^-1.5 whose exponent the stream-centred expansion
+    # loses to the cancellation of |a|^2 ~ 1e18 (an exact repeat can come out 0 exactly, its two operands rounded alike)
+    "near repeats spread 1e9": lambda X: np.vstack([X[:5] * 1e9, X[:5] * 1e9 + np.array([0.7, 0.0, 0.0])]),
 }
 
 KERNELS = {
@@ -152,7 +155,7 @@ def test_stream_operands_planted_without_their_accuracy_check_are_caught():
     """The planted fault: the stream-centred expansion used for every block (of 2 rounds here, so that blocks see
     stored points), however spread its queries."""
     X, Y = _stream()
-    X = TRANSFORMS["repeated stream spread 1e9"](X)      # x_{i+5} = x_i: a point meets its repeat in a later block
+    X = TRANSFORMS["near repeats spread 1e9"](X)      # x_{i+5} = x_i + 0.7 e_1: a point meets its neighbour a block later
     distances = importlib.import_module("ovk_fast.distances")
     with _engine((2, 1e-100, 4)), \
             mock.patch.object(distances.StreamOperands, "left", lambda self, start, stop: self._expansion.left[start:stop]), \

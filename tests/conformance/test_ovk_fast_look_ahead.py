@@ -53,6 +53,14 @@ monorma_module = importlib.import_module("ovk_fast.monorma")
 literal_range = importlib.import_module("ovk_fast.literal_range")
 
 
+@pytest.fixture(autouse=True)
+def onorma_looks_ahead_on_one_thread():
+    """ONORMA starts its jobs early on one thread too (``onorma.LOOK_AHEAD_THREADS``): the lazy and eager schedules
+    run them there."""
+    with mock.patch.object(onorma_module, "LOOK_AHEAD_THREADS", 1):
+        yield
+
+
 class _Eager:
     """``threads.map_in_background`` with every job run on the calling thread the moment it is started."""
 
@@ -217,7 +225,7 @@ def test_each_planted_fault_of_the_look_ahead_is_caught(fault, algorithm):
                 faulty = _schedules(lambda: getattr(ovk_fast, algorithm)(X, Y, kernel, **arguments), planted)
         else:
             planted = plant_fault(ENGINES[algorithm], *planting)
-            with mock.patch.dict(planted, {"BLOCK_ROUNDS": 8}):
+            with mock.patch.dict(planted, {"BLOCK_ROUNDS": 8, "LOOK_AHEAD_THREADS": 1}):
                 faulty = _schedules(lambda: planted[algorithm](X, Y, kernel, **arguments))
     for schedule in ("lazy", "eager"):
         assert_same_record(clean[schedule], reference, scales)
@@ -355,7 +363,7 @@ def test_every_delay_within_a_block_gives_the_same_bits_and_planted_faults_are_c
         return np.isin(rounds, [13]) if np.ndim(rounds) else True
 
     with _engine((8, onorma_module.RESCALE_BELOW, 3)), mock.patch.object(threads_module, "THREADS", 1), \
-            mock.patch.dict(planted, {"BLOCK_ROUNDS": 8}), mock.patch.object(literal_range.LiteralBound, "unsafe", unsafe):
+            mock.patch.dict(planted, {"BLOCK_ROUNDS": 8, "LOOK_AHEAD_THREADS": 1}), mock.patch.object(literal_range.LiteralBound, "unsafe", unsafe):
         for algorithm, run in engines.items():
             lazy = run()
             counted = _Interleaving(lambda: 10 ** 9)

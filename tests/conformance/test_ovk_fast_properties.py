@@ -411,6 +411,46 @@ def test_results_do_not_depend_on_the_threads(data):
             np.testing.assert_array_equal(getattr(several, field.name), getattr(one, field.name), err_msg=field.name)
 
 
+#: ONORMA's one-thread path planted wrong: the look-ahead's split dropped (each block's rows in tiles from the first
+#: stored point), or the tiles not started again at the split (``stored_rows._tile_starts``)
+ONE_THREAD_SPLIT_FAULTS = {
+    "the split dropped": (onorma_module, ("            self.split = start\n            return\n", "            return\n")),
+    "the tiles not started again at the split": (
+        stored_rows_module, ("    return list(range(0, split, TILE_COLUMNS)) + list(range(split, n, TILE_COLUMNS))",
+                             "    return list(range(0, n, TILE_COLUMNS))")),
+}
+
+
+@pytest.mark.parametrize("fault", [None, *ONE_THREAD_SPLIT_FAULTS])
+def test_onorma_on_one_thread_splits_its_tiles_as_the_look_ahead_does(fault):
+    """On one thread ONORMA computes each block's rows itself (``onorma.LOOK_AHEAD_THREADS``), its tiles split where
+    the look-ahead splits them: the same bits as on four threads, in blocks of 8 with tiles of 3 points (the part
+    after the split several tiles), with and without blocks cut by the rescale; each planted fault
+    (``ONE_THREAD_SPLIT_FAULTS``) changes some bits."""
+    X, Y = linear_related_tasks(40, p=3, d=2, seed=5)
+    kernel = ovk_ref.gaussian_separable(1.0, 2)
+    one_thread, planted, engine = ovk_fast.onorma, ExitStack(), {}
+    if fault is not None:
+        module, planting = ONE_THREAD_SPLIT_FAULTS[fault]
+        namespace = plant_fault(module, *planting)
+        if module is onorma_module:     # the planted engine's own constants, as _engine sets the module's below
+            one_thread, engine = namespace["onorma"], namespace
+        else:
+            planted.enter_context(mock.patch.dict(namespace, {"TILE_COLUMNS": 3}))
+            planted.enter_context(mock.patch.object(onorma_module, "apply_rows", namespace["apply_rows"]))
+    same = []
+    with planted:
+        for rescale in (onorma_module.RESCALE_BELOW, 0.9):
+            with _engine((8, rescale, 3)), mock.patch.dict(engine, {"BLOCK_ROUNDS": 8, "RESCALE_BELOW": rescale} if engine else {}):
+                with mock.patch.object(threads_module, "THREADS", 4):
+                    several = ovk_fast.onorma(X, Y, kernel, lam=0.1, eta=0.5)
+                with mock.patch.object(threads_module, "THREADS", 1):
+                    one = one_thread(X, Y, kernel, lam=0.1, eta=0.5)
+            same += [np.array_equal(getattr(one, field.name), getattr(several, field.name))
+                     for field in dataclasses.fields(one)]
+    assert all(same) if fault is None else not all(same), fault
+
+
 @pytest.mark.filterwarnings("ignore:.*fork.*:DeprecationWarning")   # the multi-threaded parent is the point
 def test_a_process_forked_after_the_pool_started_makes_its_own():
     """The pool's threads do not survive a fork: a child forked after the parent used them must not queue its tiles
