@@ -61,11 +61,12 @@ def finite_rounds(values: np.ndarray) -> np.ndarray:
 
 
 def magnitude(values: np.ndarray) -> float:
-    """``max |values|`` (NaN if one is NaN): a C-contiguous array in one compiled pass where numba is installed
-    (``compiled.largest_magnitude``), else by numpy's ``max`` and ``min`` without ``np.abs``'s temporary array."""
+    """``max |values|`` (NaN if one is NaN): a C-contiguous float64 array in one compiled pass where numba is installed
+    (``compiled.largest_magnitude``), else by numpy's ``max`` and ``min`` without ``np.abs``'s temporary array (an
+    integer's ``abs`` can overflow: they take numpy's way)."""
     if not values.size:
         return 0.0
-    if compiled.AVAILABLE and values.flags.c_contiguous:
+    if compiled.AVAILABLE and values.dtype == np.float64 and values.flags.c_contiguous:
         return compiled.largest_magnitude_compiled(values.reshape(-1))
     return max(float(values.max()), -float(values.min()))
 

@@ -33,6 +33,7 @@ batch_module = importlib.import_module("ovk_fast.batch")
 kernel_rows_module = importlib.import_module("ovk_fast.kernel_rows")
 stored_rows_module = importlib.import_module("ovk_fast.stored_rows")
 threads_module = importlib.import_module("ovk_fast.threads")
+literal_range_module = importlib.import_module("ovk_fast.literal_range")
 compiled_module = importlib.import_module("ovk_fast.compiled")
 
 #: the engines to certify: numpy's always, the compiled kernels (rounds, fused tiles) where numba is installed
@@ -418,6 +419,11 @@ ONE_THREAD_SPLIT_FAULTS = {
     "the tiles not started again at the split": (
         stored_rows_module, ("    return list(range(0, split, TILE_COLUMNS)) + list(range(split, n, TILE_COLUMNS))",
                              "    return list(range(0, n, TILE_COLUMNS))")),
+    # found by an adversary's fuzzing (a stream of targets near 1e-300 that hands a block over): the block after a
+    # hand-over split where the look-ahead, dropped with it, would have split it
+    "the split kept over a hand-over": (
+        onorma_module, ("            self.split = None                 # the next block computes its rows whole, as after a drop\n",
+                        "")),
 }
 
 
@@ -425,8 +431,9 @@ ONE_THREAD_SPLIT_FAULTS = {
 def test_onorma_on_one_thread_splits_its_tiles_as_the_look_ahead_does(fault):
     """On one thread ONORMA computes each block's rows itself (``onorma.LOOK_AHEAD_THREADS``), its tiles split where
     the look-ahead splits them: the same bits as on four threads, in blocks of 8 with tiles of 3 points (the part
-    after the split several tiles), with and without blocks cut by the rescale; each planted fault
-    (``ONE_THREAD_SPLIT_FAULTS``) changes some bits."""
+    after the split several tiles), with and without blocks cut by the rescale, and with round 13 handed over to
+    ovk_ref's learner (the look-ahead dropped there); each planted fault (``ONE_THREAD_SPLIT_FAULTS``) changes some
+    bits."""
     X, Y = linear_related_tasks(40, p=3, d=2, seed=5)
     kernel = ovk_ref.gaussian_separable(1.0, 2)
     one_thread, planted, engine = ovk_fast.onorma, ExitStack(), {}
@@ -440,8 +447,12 @@ def test_onorma_on_one_thread_splits_its_tiles_as_the_look_ahead_does(fault):
             planted.enter_context(mock.patch.object(onorma_module, "apply_rows", namespace["apply_rows"]))
     same = []
     with planted:
-        for rescale in (onorma_module.RESCALE_BELOW, 0.9):
-            with _engine((8, rescale, 3)), mock.patch.dict(engine, {"BLOCK_ROUNDS": 8, "RESCALE_BELOW": rescale} if engine else {}):
+        for rescale, handed_over in ((onorma_module.RESCALE_BELOW, []), (0.9, []), (onorma_module.RESCALE_BELOW, [13])):
+            def unsafe(self, rounds, *arguments, handed_over=handed_over):   # round 13 run by ovk_ref's learner
+                return np.isin(rounds, handed_over) if np.ndim(rounds) else bool(handed_over)
+
+            with _engine((8, rescale, 3)), mock.patch.dict(engine, {"BLOCK_ROUNDS": 8, "RESCALE_BELOW": rescale} if engine else {}), \
+                    mock.patch.object(literal_range_module.LiteralBound, "unsafe", unsafe):
                 with mock.patch.object(threads_module, "THREADS", 4):
                     several = ovk_fast.onorma(X, Y, kernel, lam=0.1, eta=0.5)
                 with mock.patch.object(threads_module, "THREADS", 1):
