@@ -146,7 +146,7 @@ class SeparableTiles:
         (``ovk_fast.look_ahead`` adds tiles against later points after them); ``split``: the tiles start again there
         (``_tile_starts``: ONORMA on one thread splits them where its look-ahead would)."""
         self.X, self.Z, self.scale, self.leading = X, Z, scale, leading
-        self.starts = _tile_starts(len(Z), split)
+        self.bounds = _tile_starts(len(Z), split) + [len(Z)]     # tile t: the stored points bounds[t]..bounds[t+1]-1
         self.scalars, self.outputs, self.kernels = kernels.scalars, kernels.outputs, kernels.kernels
         self.folded, self.gaussians, self.inner = kernels.folded, bool(kernels.gaussians), kernels.inner
         self.left, self.right = operands if operands is not None else (None, None)
@@ -156,13 +156,9 @@ class SeparableTiles:
         # a single Gaussian on the stream's operands: each tile one GEMM and one compiled pass (_gaussian_tile)
         self.gaussian_only = compiled.AVAILABLE and kernels.gaussian_only and self.right is not None
 
-    def _bounds(self, tile: int) -> tuple[int, int]:
-        """The stored points ``lo..hi-1`` of a tile (``starts``)."""
-        return self.starts[tile], (self.starts[tile + 1:] or [len(self.Z)])[0]
-
     def _tile(self, tile: int, C: np.ndarray, mask) -> np.ndarray:
         """``[s(X, Z_tile) C_tile for each scalar s]``: an (n_scalars, n_x, d) array."""
-        lo, hi = self._bounds(tile)
+        lo, hi = self.bounds[tile], self.bounds[tile + 1]
         X, Z = self.X, self.Z[lo:hi]
         workspace, shape = Workspace.of_this_thread(), (len(X), len(Z))
         exponents, direct = self._exponents(lo, Z, workspace, shape) if self.gaussians else (None, None)
@@ -219,7 +215,7 @@ class SeparableTiles:
         call (``compiled.gaussian_tile``: the exponents' GEMM, the coefficients times ``scale``, exp and the product),
         into ``products[tile]``."""
         exponents, CT = Workspace.of_this_thread().tile_buffers(len(self.X), C.shape[1])
-        lo, hi = self._bounds(tile)
+        lo, hi = self.bounds[tile], self.bounds[tile + 1]
         compiled.gaussian_tile(self.left, self.right[lo:hi], C[lo:hi], self.scale, exponents, CT, products[tile][0])
         return products[tile]
 
@@ -228,8 +224,7 @@ class SeparableTiles:
         (``compiled.gaussian_rows``): a (1, n_x, d) partial."""
         exponents, CT = Workspace.of_this_thread().tile_buffers(len(self.X), C.shape[1])
         tile, out = np.empty((len(self.X), C.shape[1])), np.empty((1, len(self.X), C.shape[1]))
-        compiled.gaussian_rows(self.left, self.right, C, self.scale, np.array(self.starts + [len(self.Z)]), exponents,
-                               CT, tile, out[0])
+        compiled.gaussian_rows(self.left, self.right, C, self.scale, np.array(self.bounds), exponents, CT, tile, out[0])
         return out
 
     def tiles(self, C: np.ndarray, mask=None) -> list:
@@ -237,12 +232,13 @@ class SeparableTiles:
         (a single Gaussian on the stream's operands without a mask: ``_gaussian_tile``, into one array for all; on
         one thread, where they come first in the total, one job for all of them, ``_gaussian_rows``: the same sums in
         the same order, without a hundred calls of Python a run)."""
+        count = len(self.bounds) - 1
         if not (self.gaussian_only and mask is None):
-            return [functools.partial(self._tile, tile, C, mask) for tile in range(len(self.starts))]
-        if threads.THREADS < 2 and self.leading and self.starts:
+            return [functools.partial(self._tile, tile, C, mask) for tile in range(count)]
+        if threads.THREADS < 2 and self.leading and count:
             return [functools.partial(self._gaussian_rows, C)]
-        products = np.empty((len(self.starts), 1, len(self.X), C.shape[1]))
-        return [functools.partial(self._gaussian_tile, tile, C, products) for tile in range(len(self.starts))]
+        products = np.empty((count, 1, len(self.X), C.shape[1]))
+        return [functools.partial(self._gaussian_tile, tile, C, products) for tile in range(count)]
 
     def partials(self, C: np.ndarray, mask=None) -> list:
         """The tiles' partial sums (``tiles``), computed on ovk_fast's threads (``threads.map_in_order``)."""
