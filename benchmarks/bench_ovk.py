@@ -26,6 +26,8 @@ printed beside each table says how much), with the ratios the targets are stated
 * **operalib**'s ``ONORMA.fit`` (Brault et al., the operator-valued kernel library that implements this paper's
   ONORMA) where an interpreter with operalib is given (``--operalib-python``; ``benchmarks/operalib_onorma.py``
   says how to install it); checked to give ovk_fast's coefficients.
+ONORMA's one-thread ratio to its floor is also measured in ``--processes`` fresh processes, one after the other,
+and the target judged on their median: the floor itself moves by up to 15% from one process to the next here.
 Targets: ONORMA t = 5000 <= 1.3x the floor on one thread, 2 threads >= 1.5x faster than 1 at t = 20000; MONORMA
 m = 3 <= 1.6x its floor; ovk_fast >= 4x faster than the competent numpy version, >= 20x faster than operalib.
 """

@@ -374,8 +374,8 @@ def _expansion_operands(X, fold, left, right, centre, norms):
 
 def largest_magnitude(values) -> float:
     """``max |values|`` of a 1-d array (0 for none), NaN where one is NaN (``literal_range.magnitude``): one pass, where
-    numpy's ``max`` and ``min`` take two (the blocks' records, checked after every block). Plain Python where numba is
-    not installed (``largest_magnitude_compiled``)."""
+    numpy's ``max`` and ``min`` take two (the blocks' records, checked after every block); compiled only
+    (``largest_magnitude_compiled``: without numba, ``magnitude`` takes numpy's way)."""
     largest = 0.0
     for value in values:
         size = abs(value)
@@ -413,10 +413,9 @@ def _compiled() -> dict:
     steps = {step.__name__: plain(step) for step in EXACT_STEPS}
     steps["_kernel_values"] = jit_calling(_kernel_values, {"_exp_row": exp_row}, sums)
     exp_product = jit_calling(_exp_product, {"_exp_row": exp_row, "_dot_rows": sums(_dot_rows)}, strict)
-    return {"exp_row": exp_row, "exp_product": exp_product,
-            "gaussian_tile": jit_calling(_gaussian_tile, {"_exp_product": exp_product}, strict),
-            "gaussian_rows": jit_calling(_gaussian_rows, {"_gaussian_tile": jit_calling(_gaussian_tile, {
-                "_exp_product": exp_product}, strict)}, strict),
+    gaussian_tile = jit_calling(_gaussian_tile, {"_exp_product": exp_product}, strict)
+    return {"exp_row": exp_row, "exp_product": exp_product, "gaussian_tile": gaussian_tile,
+            "gaussian_rows": jit_calling(_gaussian_rows, {"_gaussian_tile": gaussian_tile}, strict),
             "exp_upper": jit_calling(_exp_upper, {"_exp_row": exp_row}, strict),
             "monorma": jit_calling(_squared_rounds, steps, plain),
             "onorma": jit_calling(_onorma_squared_rounds, {**steps, "_exp_row": exp_row}, strict),
