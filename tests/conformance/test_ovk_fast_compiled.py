@@ -249,16 +249,78 @@ def test_onorma_takes_the_compiled_kernels_and_a_planted_fault_in_each_is_caught
             assert_same_record(planted, reference, scales)
 
 
-def _plain_tile(namespace):
-    """``gaussian_tile`` of a planted module's namespace, run as plain Python with the compiled product (the slow
-    part; the tile's own steps are those planted)."""
-    compiled_product = compiled_module._compiled()["exp_product"]
-    namespace["_exp_product"] = compiled_product
+def _plain_tile(namespace, compiled_steps=("_exponent_rows", "_exp_row", "_dot_rows")):
+    """``gaussian_tile`` of a planted module's namespace, run as plain Python with ``compiled_steps`` compiled (the
+    slow parts; the planted steps run as planted)."""
+    for step in compiled_steps:
+        namespace[step] = compiled_module._compiled()[step.lstrip("_")]
 
-    def gaussian_tile(left, right, C, scale, exponents, CT, out):
-        namespace["_gaussian_tile"](left, right, C, scale, exponents, CT, out)
+    def gaussian_tile(left, right, C, scale, operand, CT, out):
+        namespace["_gaussian_tile"](left, right, C, scale, operand, CT, out)
         return out
     return gaussian_tile
+
+
+@given(data=st.data())
+def test_a_single_gaussians_tile_is_exp_of_the_gemm_then_the_product(data):
+    """``gaussian_tile(left, right, C, scale)`` is numpy's ``exp(left @ right.T) @ (C * scale)`` to IDENTITY_RTOL of
+    the same with ``|C|``, for any count of rows (groups of four and of ``ROWS``, and remainders), of terms (one
+    group of ``TERMS``, several, and a last one padded) and of stored points, on scratch memory full of NaN."""
+    n, K, w, d = (data.draw(st.integers(0, 19), label="rows"), data.draw(st.integers(1, 14), label="terms"),
+                  data.draw(st.integers(0, 40), label="stored points"), data.draw(st.integers(1, 4), label="d"))
+    left = data.draw(hnp.arrays(np.float64, (n, K), elements=st.floats(-2.0, 2.0)), label="left")
+    right = data.draw(hnp.arrays(np.float64, (w, K), elements=st.floats(-2.0, 2.0)), label="right")
+    C = data.draw(hnp.arrays(np.float64, (w, d), elements=st.floats(-1e3, 1e3)), label="C")
+    scale = data.draw(st.floats(0.01, 10.0), label="scale")
+    assert _tile_agrees(compiled_module.gaussian_tile, left, right, C, scale)
+
+
+def _tile_agrees(gaussian_tile, left, right, C, scale) -> bool:
+    """``gaussian_tile`` against ``exp(left @ right.T) @ (C * scale)``, its scratch memory full of NaN (what it reads
+    before it writes it, or past what it writes, would show); the exponents' round-off (at most 2 K eps
+    sum_k |left_k right_k|, relative on the value) within IDENTITY_RTOL here, where that sum is at most 4 K."""
+    n, w, d = len(left), len(right), C.shape[1]
+    out = np.full((n, d), np.nan)
+    gaussian_tile(left, right, C, scale, np.full(compiled_module.transposed_size(left.shape[1], w), np.nan),
+                  np.full((d, w), np.nan), out)
+    values = np.exp(left @ right.T)
+    return bool(np.all(np.abs(out - values @ (C * scale)) <= tolerances.IDENTITY_RTOL * (values @ np.abs(C * scale))
+                       + tolerances.UNDERFLOW_ATOL))
+
+
+def _every_small_tile(gaussian_tile) -> bool:
+    """``_tile_agrees`` on every count of rows up to ``2 ROWS + 1`` and of terms up to ``2 TERMS + 1``, 9 stored
+    points and d = 3."""
+    agree = []
+    for n in range(1, 2 * compiled_module.ROWS + 2):
+        for K in range(1, 2 * compiled_module.TERMS + 2):
+            rng = np.random.default_rng([n, K])
+            agree.append(_tile_agrees(gaussian_tile, rng.uniform(-1, 1, (n, K)), rng.uniform(-1, 1, (9, K)),
+                                      rng.standard_normal((9, 3)), 0.7))
+    return all(agree)
+
+
+@pytest.mark.parametrize("fault, planting, planted_step", [
+    ("the padding rows of the transposed operand not zeroed", ("    RT[K:] = 0.0\n", ""), "_gaussian_tile"),
+    ("the terms after the first group skipped", ("for k in range(0, RT.shape[0], TERMS):", "for k in range(0, TERMS, TERMS):"),
+     "_exponent_rows"),
+    ("the sixth term of each group after the first dropped from the first row",
+     ("e0[j] += a00 * b0 + a01 * b1 + a02 * b2 + a03 * b3 + a04 * b4 + a05 * b5",
+      "e0[j] += a00 * b0 + a01 * b1 + a02 * b2 + a03 * b3 + a04 * b4"), "_exponent_rows"),
+    ("the first group's sums added to what the memory held", ("e3[j] = a30 * b0", "e3[j] += a30 * b0"), "_exponent_rows"),
+    ("the fourth row of a group read as the third", ("min(r + 3, n - 1)", "min(r + 2, n - 1)"), "_exponent_rows"),
+    ("the second group of four rows exponentiated into the first's", ("values[g + a]", "values[a]"), "_gaussian_tile"),
+    ("a transposed operand one stored point short", ("        for j in range(w):\n            RT[k, j] = right[j, k]",
+                                                    "        for j in range(w - 1):\n            RT[k, j] = right[j, k]"),
+     "_gaussian_tile"),
+])
+def test_a_single_gaussians_tile_on_every_small_shape_and_planted_faults(fault, planting, planted_step):
+    """The compiled tile agrees on every shape of ``_every_small_tile`` (pinned: the property above draws them
+    anywhere); each planted fault, run as plain Python with the other steps compiled, does not."""
+    assert _every_small_tile(compiled_module.gaussian_tile)
+    steps = tuple(step for step in ("_exponent_rows", "_exp_row", "_dot_rows") if step != planted_step)
+    with np.errstate(all="ignore"):
+        assert not _every_small_tile(_plain_tile(plant_fault(compiled_module, *planting), steps)), fault
 
 
 def test_truncated_onorma_takes_the_masked_product_and_a_dropped_mask_is_caught():
@@ -449,21 +511,22 @@ def _rows_are_the_tiles_summed(gaussian_rows) -> bool:
         tiles = []
         for lo in range(0, n_z, width):
             out = np.empty((6, 3))
-            compiled_module.gaussian_tile(left, right[lo:lo + width], C[lo:lo + width], 0.7, np.empty(6 * width),
-                                          np.empty((3, width)), out)
+            compiled_module.gaussian_tile(left, right[lo:lo + width], C[lo:lo + width], 0.7,
+                                          np.empty(compiled_module.transposed_size(4, width)), np.empty((3, width)), out)
             tiles.append(out)
         expected = tiles[0].copy()
         for tile in tiles[1:]:
             expected += tile
         out = np.full((6, 3), np.nan)
         bounds = np.array(list(range(0, n_z, width)) + [n_z])
-        gaussian_rows(left, right, C, 0.7, bounds, np.empty(6 * width), np.empty((3, width)), np.empty((6, 3)), out)
+        gaussian_rows(left, right, C, 0.7, bounds, np.empty(compiled_module.transposed_size(4, width)),
+                      np.empty((3, width)), np.empty((6, 3)), out)
         agree.append(np.array_equal(out, expected))
     return all(agree)
 
 
 @pytest.mark.parametrize("fault, planting", [
-    ("the first tile added twice", ("scale, exponents, CT, out)\n            continue\n", "scale, exponents, CT, out)\n")),
+    ("the first tile added twice", ("scale, operand, CT, out)\n            continue\n", "scale, operand, CT, out)\n")),
     ("the last tile dropped", ("for t in range(bounds.shape[0] - 1):", "for t in range(bounds.shape[0] - 2):")),
 ])
 def test_a_blocks_tiles_in_one_call_and_planted_faults(fault, planting):
