@@ -9,10 +9,13 @@ without it ``ovk_fast`` takes its numpy paths, and tests patch ``AVAILABLE`` to 
   exponentiated into a buffer that stays in cache and dotted with ``C``'s d columns two at a time, each load of
   ``C`` feeding eight sums (``bench_ovk.py --per-value``, side by side with four rows: 0.74-0.81 ns per value for
   both against 0.84-0.85; the product alone 0.27 against 0.37).
-* **A single Gaussian's tile in one call** (``gaussian_tile``, for ``ovk_fast.stored_rows``): the exponents' GEMM
-  by BLAS from compiled code (numba's ``np.dot``, scipy's OpenBLAS, limited to one thread with numpy's by
-  ``threads.single_blas_thread``), the tile's coefficients times the fold transposed, and ``_exp_product``: no
-  Python between the steps (measured at t = 5000: 109 tiles a run, a few microseconds of Python each before).
+* **A single Gaussian's tile in one call** (``gaussian_tile``, for ``ovk_fast.stored_rows``): its exponents computed
+  here, not by BLAS (``_exponent_rows``: at K = p + 2 = 22 terms BLAS took 0.80 ns a value, as much as the exp, writing
+  the whole tile to memory and reading it back; here eight rows at a time stay in cache, 4 rows x 6 terms a pass with
+  the factors in registers), the tile's stored-point operand transposed into scratch memory with rows not 4 KiB
+  apart (``row_stride``), the tile's coefficients times the fold transposed, exp and the product as ``_exp_product``
+  does: 1.18 ns a value where BLAS's exponents and ``_exp_product`` took about 1.45, the floor (BLAS and numpy's
+  exp) 1.29-1.35, side by side, one core.
 * **exp** (``_exp_row``): numba's own is libm's, one value at a time (8 ns per value); this one is written so that
   LLVM vectorises it (0.51 ns per value, numpy's 0.55): Cody-Waite reduction ``x = k ln2 + s`` (|s| <= ln2 / 2,
   ``k ln2`` in two parts, the high part exact for |k| < 2^20), ``e^s = 1 + s + s^2/2 + s^3 q(s)`` with q a
