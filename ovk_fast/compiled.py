@@ -9,10 +9,13 @@ without it ``ovk_fast`` takes its numpy paths, and tests patch ``AVAILABLE`` to 
   exponentiated into a buffer that stays in cache and dotted with ``C``'s d columns two at a time, each load of
   ``C`` feeding eight sums (``bench_ovk.py --per-value``, side by side with four rows: 0.74-0.81 ns per value for
   both against 0.84-0.85; the product alone 0.27 against 0.37).
-* **A single Gaussian's tile in one call** (``gaussian_tile``, for ``ovk_fast.stored_rows``): the exponents' GEMM
-  by BLAS from compiled code (numba's ``np.dot``, scipy's OpenBLAS, limited to one thread with numpy's by
-  ``threads.single_blas_thread``), the tile's coefficients times the fold transposed, and ``_exp_product``: no
-  Python between the steps (measured at t = 5000: 109 tiles a run, a few microseconds of Python each before).
+* **A single Gaussian's tile in one call** (``gaussian_tile``, for ``ovk_fast.stored_rows``): its exponents computed
+  here, not by BLAS (``_exponent_rows``: at K = p + 2 = 22 terms BLAS took 0.80 ns a value, as much as the exp, writing
+  the whole tile to memory and reading it back; here eight rows at a time stay in cache, 4 rows x 6 terms a pass with
+  the factors in registers), the tile's stored-point operand transposed into scratch memory with rows not 4 KiB
+  apart (``row_stride``), the tile's coefficients times the fold transposed, exp and the product as ``_exp_product``
+  does: 1.18 ns a value where BLAS's exponents and ``_exp_product`` took about 1.45, the floor (BLAS and numpy's
+  exp) 1.29-1.35, side by side, one core.
 * **exp** (``_exp_row``): numba's own is libm's, one value at a time (8 ns per value); this one is written so that
   LLVM vectorises it (0.51 ns per value, numpy's 0.55): Cody-Waite reduction ``x = k ln2 + s`` (|s| <= ln2 / 2,
   ``k ln2`` in two parts, the high part exact for |k| < 2^20), ``e^s = 1 + s + s^2/2 + s^3 q(s)`` with q a
@@ -71,6 +74,22 @@ _CUBIC_TAIL = (2.509554598170022e-08, 2.761379555451986e-07, 2.7557280082684685e
 #: columns of C at a time: 0.27 ns per value for the product, against 0.37 for 4 rows; 4 rows and 5 columns did as
 #: well for d = 10 but wastes more where d is not a multiple of 5)
 ROWS = 8
+#: terms of the exponents' sums taken together (``_exponent_rows``): 4 rows x 6 terms measured fastest of 4 x 4,
+#: 4 x 6, 5 x 4, 6 x 3, 6 x 4 and 8 x 3 at p + 2 = 22 (padded to 24), one core
+TERMS = 6
+
+
+def row_stride(w: int) -> int:
+    """Elements between rows of ``w`` columns in a tile's scratch memory: 8 past a multiple of 64, so that the rows
+    read and written together do not lie a multiple of 4 KiB apart (where they did, RT's rows of 512 columns, a
+    tile took 1.28 ns a value against 1.15 with rows of 520)."""
+    return -(-w // 64) * 64 + 8
+
+
+def transposed_size(K: int, w: int) -> int:
+    """Size of the flat memory ``_gaussian_tile`` needs for ``w`` stored points' operand of K terms, transposed and
+    padded to a multiple of ``TERMS`` (rows ``row_stride(w)`` apart)."""
+    return -(-K // TERMS) * TERMS * row_stride(w)
 
 
 def _float_from_bits(bits):
@@ -148,30 +167,76 @@ def _exp_product(E, factor, CT, mask, out):
         _dot_rows(values, CT, out, r, rows)
 
 
-def _gaussian_tile(left, right, C, scale, exponents, CT, out):
+def _exponent_rows(left, RT, r, exponents, w):
+    """``exponents[a, j] = sum_k left[r + a, k] RT[k, j]`` for a < 4 (a row past ``left``'s last is read as its
+    last, its sums not used), j < w: ``RT`` (K' x w) the stored points' operand transposed, its rows K.. zero up to
+    a multiple of ``TERMS``. Six terms k at a time (a pass over the row of 4 sums per group of terms): a group's six
+    products summed in order of k by FMA, then added to the sum of the groups before (the first group sets it); the
+    4 x 6 factors of ``left`` stay in registers, each load of ``RT`` feeds 4 rows, and the sums stay in cache (8 rows
+    x w), where BLAS writes the whole tile of exponents and reads it back."""
+    n, K = left.shape
+    i0, i1, i2, i3 = min(r, n - 1), min(r + 1, n - 1), min(r + 2, n - 1), min(r + 3, n - 1)
+    e0, e1, e2, e3 = exponents[0, :w], exponents[1, :w], exponents[2, :w], exponents[3, :w]
+    for k in range(0, RT.shape[0], TERMS):
+        k0, k1, k2, k3, k4, k5 = k, min(k + 1, K - 1), min(k + 2, K - 1), min(k + 3, K - 1), min(k + 4, K - 1), \
+            min(k + 5, K - 1)       # past K: RT's zero rows, times any finite factor
+        a00, a01, a02, a03, a04, a05 = left[i0, k0], left[i0, k1], left[i0, k2], left[i0, k3], left[i0, k4], left[i0, k5]
+        a10, a11, a12, a13, a14, a15 = left[i1, k0], left[i1, k1], left[i1, k2], left[i1, k3], left[i1, k4], left[i1, k5]
+        a20, a21, a22, a23, a24, a25 = left[i2, k0], left[i2, k1], left[i2, k2], left[i2, k3], left[i2, k4], left[i2, k5]
+        a30, a31, a32, a33, a34, a35 = left[i3, k0], left[i3, k1], left[i3, k2], left[i3, k3], left[i3, k4], left[i3, k5]
+        q0, q1, q2, q3, q4, q5 = RT[k, :w], RT[k + 1, :w], RT[k + 2, :w], RT[k + 3, :w], RT[k + 4, :w], RT[k + 5, :w]
+        if k == 0:         # the first group sets the sums (zeroing them in a pass of its own: a tile 5% slower)
+            for j in range(w):
+                b0, b1, b2, b3, b4, b5 = q0[j], q1[j], q2[j], q3[j], q4[j], q5[j]
+                e0[j] = a00 * b0 + a01 * b1 + a02 * b2 + a03 * b3 + a04 * b4 + a05 * b5
+                e1[j] = a10 * b0 + a11 * b1 + a12 * b2 + a13 * b3 + a14 * b4 + a15 * b5
+                e2[j] = a20 * b0 + a21 * b1 + a22 * b2 + a23 * b3 + a24 * b4 + a25 * b5
+                e3[j] = a30 * b0 + a31 * b1 + a32 * b2 + a33 * b3 + a34 * b4 + a35 * b5
+        else:
+            for j in range(w):
+                b0, b1, b2, b3, b4, b5 = q0[j], q1[j], q2[j], q3[j], q4[j], q5[j]
+                e0[j] += a00 * b0 + a01 * b1 + a02 * b2 + a03 * b3 + a04 * b4 + a05 * b5
+                e1[j] += a10 * b0 + a11 * b1 + a12 * b2 + a13 * b3 + a14 * b4 + a15 * b5
+                e2[j] += a20 * b0 + a21 * b1 + a22 * b2 + a23 * b3 + a24 * b4 + a25 * b5
+                e3[j] += a30 * b0 + a31 * b1 + a32 * b2 + a33 * b3 + a34 * b4 + a35 * b5
+
+
+def _gaussian_tile(left, right, C, scale, operand, CT, out):
     """``out = exp(left @ right.T) @ (C * scale)``: a tile of a single Gaussian's rows against stored points, on the
-    expansion's operands with ``1/mu`` folded in (``ovk_fast.distances``), in one call: the exponents' GEMM by BLAS
-    (numba's ``np.dot``) into ``exponents`` (flat, n_x n_z or more), the coefficients times ``scale`` transposed into
-    ``CT`` (d x n_z or more; each product as numpy's ``C * scale``), and ``_exp_product``."""
-    n, w, d = left.shape[0], right.shape[0], C.shape[1]
-    E = exponents[:n * w].reshape((n, w))
-    np.dot(left, right.T, E)
+    expansion's operands with ``1/mu`` folded in (``ovk_fast.distances``), in one call: ``right`` transposed into
+    ``operand`` (flat, ``transposed_size``) with zero rows up to a multiple of ``TERMS``, the coefficients times
+    ``scale`` transposed into ``CT`` (d x n_z or more; each product as numpy's ``C * scale``), then eight rows at a
+    time their exponents (``_exponent_rows``), exp (``_exp_row``) and the product with ``CT`` (``_dot_rows``)."""
+    n, w, d, K = left.shape[0], right.shape[0], C.shape[1], left.shape[1]
+    terms, stride = -(-K // TERMS) * TERMS, row_stride(w)
+    RT = operand[:terms * stride].reshape((terms, stride))
+    for k in range(K):
+        for j in range(w):
+            RT[k, j] = right[j, k]
+    RT[K:] = 0.0
     for e in range(d):
         for j in range(w):
             CT[e, j] = C[j, e] * scale
-    _exp_product(E, 1.0, CT, np.zeros((0, 0), dtype=np.bool_), out)
+    exponents, values = np.empty((4, stride)), np.zeros((ROWS, w))
+    for r in range(0, n, ROWS):
+        rows = min(ROWS, n - r)
+        for g in range(0, rows, 4):
+            _exponent_rows(left, RT, r + g, exponents, w)
+            for a in range(min(4, rows - g)):
+                _exp_row(exponents[a, :w], 1.0, values[g + a])
+        _dot_rows(values, CT, out, r, rows)
 
 
-def _gaussian_rows(left, right, C, scale, bounds, exponents, CT, tile, out):
+def _gaussian_rows(left, right, C, scale, bounds, operand, CT, tile, out):
     """``out = exp(left @ right.T) @ (C * scale)`` tile after tile, tile t the stored points ``bounds[t]..bounds[t+1]-1``
     (``_gaussian_tile``), the tiles' products summed in their order as ``stored_rows`` sums them (``out`` the first,
     ``tile`` scratch): the stored rows of a block in one call where one thread computes them all."""
     for t in range(bounds.shape[0] - 1):
         lo, hi = bounds[t], bounds[t + 1]
         if t == 0:
-            _gaussian_tile(left, right[lo:hi], C[lo:hi], scale, exponents, CT, out)
+            _gaussian_tile(left, right[lo:hi], C[lo:hi], scale, operand, CT, out)
             continue
-        _gaussian_tile(left, right[lo:hi], C[lo:hi], scale, exponents, CT, tile)
+        _gaussian_tile(left, right[lo:hi], C[lo:hi], scale, operand, CT, tile)
         for r in range(out.shape[0]):
             for e in range(out.shape[1]):
                 out[r, e] += tile[r, e]
@@ -412,9 +477,12 @@ def _compiled() -> dict:
                           strict)
     steps = {step.__name__: plain(step) for step in EXACT_STEPS}
     steps["_kernel_values"] = jit_calling(_kernel_values, {"_exp_row": exp_row}, sums)
-    exp_product = jit_calling(_exp_product, {"_exp_row": exp_row, "_dot_rows": sums(_dot_rows)}, strict)
-    gaussian_tile = jit_calling(_gaussian_tile, {"_exp_product": exp_product}, strict)
-    return {"exp_row": exp_row, "exp_product": exp_product, "gaussian_tile": gaussian_tile,
+    dot_rows, exponent_rows = sums(_dot_rows), strict(_exponent_rows)
+    exp_product = jit_calling(_exp_product, {"_exp_row": exp_row, "_dot_rows": dot_rows}, strict)
+    gaussian_tile = jit_calling(_gaussian_tile, {"_exponent_rows": exponent_rows, "_exp_row": exp_row,
+                                                 "_dot_rows": dot_rows, "row_stride": plain(row_stride)}, strict)
+    return {"exp_row": exp_row, "exp_product": exp_product, "gaussian_tile": gaussian_tile, "dot_rows": dot_rows,
+            "exponent_rows": exponent_rows,
             "gaussian_rows": jit_calling(_gaussian_rows, {"_gaussian_tile": gaussian_tile}, strict),
             "exp_upper": jit_calling(_exp_upper, {"_exp_row": exp_row}, strict),
             "monorma": jit_calling(_squared_rounds, steps, plain),
@@ -448,9 +516,9 @@ def exp_product(E: np.ndarray, factor: float, CT: np.ndarray, out: np.ndarray, m
     return out
 
 
-def gaussian_tile(left, right, C, scale: float, exponents, CT, out) -> np.ndarray:
+def gaussian_tile(left, right, C, scale: float, operand, CT, out) -> np.ndarray:
     """``_gaussian_tile`` compiled (numba must be installed): ``out = exp(left @ right.T) @ (C * scale)``."""
-    _compiled()["gaussian_tile"](left, right, C, scale, exponents, CT, out)
+    _compiled()["gaussian_tile"](left, right, C, scale, operand, CT, out)
     return out
 
 
@@ -479,9 +547,9 @@ def expansion_operands(X, fold: float, left, right, centre, norms) -> None:
     _compiled()["expansion_operands"](X, fold, left, right, centre, norms)
 
 
-def gaussian_rows(left, right, C, scale: float, bounds, exponents, CT, tile, out) -> np.ndarray:
+def gaussian_rows(left, right, C, scale: float, bounds, operand, CT, tile, out) -> np.ndarray:
     """``_gaussian_rows`` compiled (numba must be installed: ``AVAILABLE``)."""
-    _compiled()["gaussian_rows"](left, right, C, scale, bounds, exponents, CT, tile, out)
+    _compiled()["gaussian_rows"](left, right, C, scale, bounds, operand, CT, tile, out)
     return out
 
 

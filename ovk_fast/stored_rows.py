@@ -42,12 +42,14 @@ class Workspace:
         self._buffers = {}
         self._tile = (None, None, None)
 
-    def tile_buffers(self, rows: int, d: int) -> tuple:
-        """The exponents (flat, ``rows * TILE_COLUMNS``) and the transposed coefficients (d x ``TILE_COLUMNS``) of a
-        single Gaussian's tile (``SeparableTiles._gaussian_tile``), looked up once for a run of tiles of one shape."""
-        key = (rows, d, TILE_COLUMNS)
+    def tile_buffers(self, terms: int, d: int) -> tuple:
+        """The stored points' operand of ``terms`` columns transposed (flat, ``compiled.transposed_size``) and the
+        coefficients transposed (d x ``TILE_COLUMNS``) of a single Gaussian's tile (``SeparableTiles._gaussian_tile``),
+        looked up once for a run of tiles of one shape."""
+        key = (terms, d, TILE_COLUMNS)
         if self._tile[0] != key:
-            self._tile = (key, self.array("exponents", (rows * TILE_COLUMNS,)), self.array("coefficients", (d, TILE_COLUMNS)))
+            self._tile = (key, self.array("operand", (compiled.transposed_size(terms, TILE_COLUMNS),)),
+                          self.array("coefficients", (d, TILE_COLUMNS)))
         return self._tile[1], self._tile[2]
 
     @classmethod
@@ -214,17 +216,17 @@ class SeparableTiles:
         """``_tile`` for a single Gaussian on the stream's operands (``gaussian_only``), without a mask: one compiled
         call (``compiled.gaussian_tile``: the exponents' GEMM, the coefficients times ``scale``, exp and the product),
         into ``products[tile]``."""
-        exponents, CT = Workspace.of_this_thread().tile_buffers(len(self.X), C.shape[1])
+        operand, CT = Workspace.of_this_thread().tile_buffers(self.left.shape[1], C.shape[1])
         lo, hi = self.bounds[tile], self.bounds[tile + 1]
-        compiled.gaussian_tile(self.left, self.right[lo:hi], C[lo:hi], self.scale, exponents, CT, products[tile][0])
+        compiled.gaussian_tile(self.left, self.right[lo:hi], C[lo:hi], self.scale, operand, CT, products[tile][0])
         return products[tile]
 
     def _gaussian_rows(self, C: np.ndarray) -> np.ndarray:
         """The tiles of ``_gaussian_tile`` in one compiled call, summed in their order as ``total`` sums them
         (``compiled.gaussian_rows``): a (1, n_x, d) partial."""
-        exponents, CT = Workspace.of_this_thread().tile_buffers(len(self.X), C.shape[1])
+        operand, CT = Workspace.of_this_thread().tile_buffers(self.left.shape[1], C.shape[1])
         tile, out = np.empty((len(self.X), C.shape[1])), np.empty((1, len(self.X), C.shape[1]))
-        compiled.gaussian_rows(self.left, self.right, C, self.scale, np.array(self.bounds), exponents, CT, tile, out[0])
+        compiled.gaussian_rows(self.left, self.right, C, self.scale, np.array(self.bounds), operand, CT, tile, out[0])
         return out
 
     def tiles(self, C: np.ndarray, mask=None) -> list:

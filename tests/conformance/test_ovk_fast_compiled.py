@@ -249,16 +249,90 @@ def test_onorma_takes_the_compiled_kernels_and_a_planted_fault_in_each_is_caught
             assert_same_record(planted, reference, scales)
 
 
-def _plain_tile(namespace):
-    """``gaussian_tile`` of a planted module's namespace, run as plain Python with the compiled product (the slow
-    part; the tile's own steps are those planted)."""
-    compiled_product = compiled_module._compiled()["exp_product"]
-    namespace["_exp_product"] = compiled_product
+def _plain_tile(namespace, compiled_steps=("_exponent_rows", "_exp_row", "_dot_rows")):
+    """``gaussian_tile`` of a planted module's namespace, run as plain Python with ``compiled_steps`` compiled (the
+    slow parts; the planted steps run as planted)."""
+    for step in compiled_steps:
+        namespace[step] = compiled_module._compiled()[step.lstrip("_")]
 
-    def gaussian_tile(left, right, C, scale, exponents, CT, out):
-        namespace["_gaussian_tile"](left, right, C, scale, exponents, CT, out)
+    def gaussian_tile(left, right, C, scale, operand, CT, out):
+        namespace["_gaussian_tile"](left, right, C, scale, operand, CT, out)
         return out
     return gaussian_tile
+
+
+@given(data=st.data())
+def test_a_single_gaussians_tile_is_exp_of_the_gemm_then_the_product(data):
+    """``gaussian_tile(left, right, C, scale)`` is numpy's ``exp(left @ right.T) @ (C * scale)`` to IDENTITY_RTOL of
+    the same with ``|C|``, for any count of rows (groups of four and of ``ROWS``, and remainders), of terms (one
+    group of ``TERMS``, several, and a last one padded) and of stored points, on scratch memory full of NaN."""
+    n, K, w, d = (data.draw(st.integers(0, 19), label="rows"), data.draw(st.integers(1, 14), label="terms"),
+                  data.draw(st.integers(0, 40), label="stored points"), data.draw(st.integers(1, 4), label="d"))
+    left = data.draw(hnp.arrays(np.float64, (n, K), elements=st.floats(-2.0, 2.0)), label="left")
+    right = data.draw(hnp.arrays(np.float64, (w, K), elements=st.floats(-2.0, 2.0)), label="right")
+    C = data.draw(hnp.arrays(np.float64, (w, d), elements=st.floats(-1e3, 1e3)), label="C")
+    scale = data.draw(st.floats(0.01, 10.0), label="scale")
+    assert _tile_agrees(compiled_module.gaussian_tile, left, right, C, scale)
+
+
+def _tile_agrees(gaussian_tile, left, right, C, scale) -> bool:
+    """``gaussian_tile`` against ``exp(left @ right.T) @ (C * scale)``, its scratch memory full of NaN and ``left``
+    C-contiguous with NaN past its end (what it reads before it writes it, or past what it is given, would show); the
+    exponents' round-off (at most 2 K eps sum_k |left_k right_k|, relative on the value) within IDENTITY_RTOL here,
+    where that sum is at most 4 K."""
+    (n, K), w, d = left.shape, len(right), C.shape[1]
+    values = np.exp(left @ right.T)
+    memory = np.full(n * K + 2 * compiled_module.TERMS, np.nan)
+    given = memory[:n * K].reshape((n, K))
+    given[...] = left
+    out = np.full((n, d), np.nan)
+    gaussian_tile(given, right, C, scale, np.full(compiled_module.transposed_size(K, w), np.nan),
+                  np.full((d, w), np.nan), out)
+    return bool(np.all(np.abs(out - values @ (C * scale)) <= tolerances.IDENTITY_RTOL * (values @ np.abs(C * scale))
+                       + tolerances.UNDERFLOW_ATOL))
+
+
+def _every_small_tile(gaussian_tile) -> bool:
+    """``_tile_agrees`` on every count of rows up to ``2 ROWS + 1`` and of terms up to ``2 TERMS + 1``, 9 stored
+    points and d = 3."""
+    agree = []
+    for n in range(1, 2 * compiled_module.ROWS + 2):
+        for K in range(1, 2 * compiled_module.TERMS + 2):
+            rng = np.random.default_rng([n, K])
+            agree.append(_tile_agrees(gaussian_tile, rng.uniform(-1, 1, (n, K)), rng.uniform(-1, 1, (9, K)),
+                                      rng.standard_normal((9, 3)), 0.7))
+    return all(agree)
+
+
+@pytest.mark.parametrize("fault, planting, planted_step", [
+    ("the padding rows of the transposed operand not zeroed", ("    RT[K:] = 0.0\n", ""), "_gaussian_tile"),
+    ("the terms after the first group skipped", ("for k in range(0, RT.shape[0], TERMS):", "for k in range(0, TERMS, TERMS):"),
+     "_exponent_rows"),
+    ("the sixth term of each group after the first dropped from the first row",
+     ("e0[j] += a00 * b0 + a01 * b1 + a02 * b2 + a03 * b3 + a04 * b4 + a05 * b5",
+      "e0[j] += a00 * b0 + a01 * b1 + a02 * b2 + a03 * b3 + a04 * b4"), "_exponent_rows"),
+    ("the first group's sums added to what the memory held", ("e3[j] = a30 * b0", "e3[j] += a30 * b0"), "_exponent_rows"),
+    ("the fourth row of a group read as the third", ("min(r + 3, n - 1)", "min(r + 2, n - 1)"), "_exponent_rows"),
+    ("the second group of four rows exponentiated into the first's", ("values[g + a]", "values[a]"), "_gaussian_tile"),
+    ("the last group's terms past K read from past left's row", ("min(k + 5, K - 1)       #", "k + 5       #"),
+     "_exponent_rows"),
+    ("a transposed operand one stored point short", ("        for j in range(w):\n            RT[k, j] = right[j, k]",
+                                                    "        for j in range(w - 1):\n            RT[k, j] = right[j, k]"),
+     "_gaussian_tile"),
+])
+def test_a_single_gaussians_tile_on_every_small_shape_and_planted_faults(fault, planting, planted_step):
+    """The compiled tile agrees on every shape of ``_every_small_tile`` (pinned: the property above draws them
+    anywhere); each planted fault does not: the tile run as plain Python with the other steps compiled, a planted
+    ``_exponent_rows`` compiled as the module compiles it (without bounds checks: a read past ``left``'s row is
+    then what it is in the engine, not an IndexError)."""
+    import numba
+    assert _every_small_tile(compiled_module.gaussian_tile)
+    namespace = plant_fault(compiled_module, *planting)
+    if planted_step == "_exponent_rows":
+        namespace["_exponent_rows"] = numba.njit(fastmath={"contract"}, error_model="numpy")(namespace["_exponent_rows"])
+    steps = tuple(step for step in ("_exponent_rows", "_exp_row", "_dot_rows") if step != planted_step)
+    with np.errstate(all="ignore"):
+        assert not _every_small_tile(_plain_tile(namespace, steps)), fault
 
 
 def test_truncated_onorma_takes_the_masked_product_and_a_dropped_mask_is_caught():
@@ -439,6 +513,47 @@ def test_the_stream_operands_are_those_of_numpys_expansion():
     assert huge.right is None and huge.left(0, 40) is None
 
 
+def _one_thread_runs_of_growing_width(references=None) -> list:
+    """ONORMA on one thread (its stored rows by ``gaussian_rows``) at t = 600, p = 4 (K = 6 terms, one group) then
+    p = 5 (K = 7: two groups, the second padded), in the same thread's fresh ``Workspace``: with default blocks and
+    tiles the last block's tile is 512 stored points wide, so scratch sized for fewer terms is too small. Returns
+    the records, or the exception a run raised."""
+    threads_module = importlib.import_module("ovk_fast.threads")
+    stored_rows_module.Workspace._local.__dict__.pop("workspace", None)
+    records = []
+    with mock.patch.object(threads_module, "THREADS", 1):
+        for p in (4, 5):
+            X, Y = linear_related_tasks(600, p=p, d=2, seed=p)
+            try:
+                records.append(ovk_fast.onorma(X, Y, ovk_ref.gaussian_separable(2.0, 2), lam=0.05, eta=0.5))
+            except ValueError as error:
+                return records + [error]
+    return records
+
+
+@pytest.mark.parametrize("fault, planting, method", [
+    ("the tile's scratch looked up without its count of terms", ("key = (terms, d, TILE_COLUMNS)", "key = (d, TILE_COLUMNS)"),
+     ("Workspace", "tile_buffers")),
+    ("a block's scratch asked for one term fewer", ("tile_buffers(self.left.shape[1], C.shape[1])\n        tile, out",
+                                                  "tile_buffers(self.left.shape[1] - 1, C.shape[1])\n        tile, out"),
+     ("SeparableTiles", "_gaussian_rows")),
+])
+def test_one_thread_runs_of_growing_width_and_planted_faults_in_the_tiles_scratch(fault, planting, method):
+    """ONORMA on one thread agrees with the reference at p = 4 then p = 5 on the same thread (the tile's scratch
+    memory sized for the terms of each run); each planted fault in how ``stored_rows`` sizes that memory (found by
+    an adversary: no other test reached more than one group of terms) fails a run."""
+    for p, record in zip((4, 5), _one_thread_runs_of_growing_width()):
+        X, Y = linear_related_tasks(600, p=p, d=2, seed=p)
+        kernel = ovk_ref.gaussian_separable(2.0, 2)
+        reference = ovk_ref.onorma(X, Y, kernel, lam=0.05, eta=0.5)
+        assert_same_record(record, reference, term_scales(X, Y, [kernel], reference, 0.5))
+    planted = plant_fault(stored_rows_module, *planting)
+    owner, name = method
+    with mock.patch.object(getattr(stored_rows_module, owner), name, getattr(planted[owner], name)):
+        runs = _one_thread_runs_of_growing_width()
+    assert isinstance(runs[-1], ValueError), fault
+
+
 def _rows_are_the_tiles_summed(gaussian_rows) -> bool:
     """``gaussian_rows`` (``_gaussian_rows``' arguments) is, bit for bit, the tiles of ``gaussian_tile`` summed in their
     order as ``stored_rows`` sums them, for one tile, several, and a last one narrower (tiles every ``width`` points)."""
@@ -449,21 +564,22 @@ def _rows_are_the_tiles_summed(gaussian_rows) -> bool:
         tiles = []
         for lo in range(0, n_z, width):
             out = np.empty((6, 3))
-            compiled_module.gaussian_tile(left, right[lo:lo + width], C[lo:lo + width], 0.7, np.empty(6 * width),
-                                          np.empty((3, width)), out)
+            compiled_module.gaussian_tile(left, right[lo:lo + width], C[lo:lo + width], 0.7,
+                                          np.empty(compiled_module.transposed_size(4, width)), np.empty((3, width)), out)
             tiles.append(out)
         expected = tiles[0].copy()
         for tile in tiles[1:]:
             expected += tile
         out = np.full((6, 3), np.nan)
         bounds = np.array(list(range(0, n_z, width)) + [n_z])
-        gaussian_rows(left, right, C, 0.7, bounds, np.empty(6 * width), np.empty((3, width)), np.empty((6, 3)), out)
+        gaussian_rows(left, right, C, 0.7, bounds, np.empty(compiled_module.transposed_size(4, width)),
+                      np.empty((3, width)), np.empty((6, 3)), out)
         agree.append(np.array_equal(out, expected))
     return all(agree)
 
 
 @pytest.mark.parametrize("fault, planting", [
-    ("the first tile added twice", ("scale, exponents, CT, out)\n            continue\n", "scale, exponents, CT, out)\n")),
+    ("the first tile added twice", ("scale, operand, CT, out)\n            continue\n", "scale, operand, CT, out)\n")),
     ("the last tile dropped", ("for t in range(bounds.shape[0] - 1):", "for t in range(bounds.shape[0] - 2):")),
 ])
 def test_a_blocks_tiles_in_one_call_and_planted_faults(fault, planting):
