@@ -190,9 +190,11 @@ def _gaussian_tile(left, right, C, scale, factors, mask, operand, CT, out):
     against stored points, on the expansion's operands (``ovk_fast.distances``; a single bandwidth's ``1/mu`` folded
     into ``left``, its factor 1), in one call: ``right`` transposed into ``operand`` (flat, ``transposed_size``) with
     zero rows up to a multiple of ``TERMS``, the coefficients times ``scale`` transposed into ``CT`` (d x n_z or more;
-    each product as numpy's ``C * scale``), then eight rows at a time their exponents (``_exponent_rows``, shared by
-    the factors) and for each factor exp (``_exp_row``), the mask (a 0 x 0 ``mask``: none; the values times it as
-    numpy multiplies them, a non-finite value times 0 stays NaN) and the product with ``CT`` (``_dot_rows``)."""
+    each product as numpy's ``C * scale``), then eight rows at a time: four at a time their exponents
+    (``_exponent_rows``), shared by the factors, and for each factor exp (``_exp_row``) and the mask (a 0 x 0 ``mask``:
+    none; the values times it as numpy multiplies them, a non-finite value times 0 stays NaN) into that factor's
+    values; then each factor's product with ``CT`` (``_dot_rows``). (All eight rows' exponents first, then each
+    factor's values: ONORMA's single factor 2-3% slower, the exponents no longer fresh in cache.)"""
     n, w, d, K = left.shape[0], right.shape[0], C.shape[1], left.shape[1]
     terms, stride = -(-K // TERMS) * TERMS, row_stride(w)
     RT = operand[:terms * stride].reshape((terms, stride))
@@ -203,18 +205,21 @@ def _gaussian_tile(left, right, C, scale, factors, mask, operand, CT, out):
     for e in range(d):
         for j in range(w):
             CT[e, j] = C[j, e] * scale
-    exponents, values, masked = np.empty((ROWS, stride)), np.zeros((ROWS, w)), mask.shape[0] > 0
+    m, masked = factors.shape[0], mask.shape[0] > 0
+    exponents, values = np.empty((4, stride)), np.zeros((m, ROWS, w))
     for r in range(0, n, ROWS):
         rows = min(ROWS, n - r)
         for g in range(0, rows, 4):
-            _exponent_rows(left, RT, r + g, exponents[g:g + 4], w)
-        for f in range(factors.shape[0]):
-            for i in range(rows):
-                _exp_row(exponents[i, :w], factors[f], values[i])
-                if masked:
-                    for j in range(w):
-                        values[i, j] = values[i, j] * mask[r + i, j]
-            _dot_rows(values, CT, out[f], r, rows)
+            _exponent_rows(left, RT, r + g, exponents, w)
+            for f in range(m):
+                for a in range(min(4, rows - g)):
+                    i = g + a
+                    _exp_row(exponents[a, :w], factors[f], values[f, i])
+                    if masked:
+                        for j in range(w):
+                            values[f, i, j] = values[f, i, j] * mask[r + i, j]
+        for f in range(m):
+            _dot_rows(values[f], CT, out[f], r, rows)
 
 
 def _gaussian_rows(left, right, C, scale, bounds, operand, CT, tile, out):
