@@ -6,8 +6,8 @@ while in cache, in per-thread reusable memory (``Workspace``). Kernels that are 
 ``k(x, z) B`` with known scalars (the paper's) take the fused path ``SeparableTiles``: what does not depend on
 the tile is computed once per block, a tile is one GEMM for its exponents or inner products, the values in place
 (``exp``), and one GEMM with the coefficients (with numba, the Gaussians on the expansion's operands: one compiled
-call, ``compiled.gaussian_tile``, their exponents kept in cache); ``B`` multiplies the sum over the tiles once. Other kernels take
-their ``KernelRows`` tile by tile. Tiles run on ovk_fast's threads and are summed in tile order, so the result
+call, ``compiled.gaussian_tile``, their exponents kept in cache); ``B`` multiplies the sum over the tiles once.
+Other kernels take their ``KernelRows`` tile by tile. Tiles run on ovk_fast's threads and are summed in tile order, so the result
 does not depend on the threads.
 """
 from __future__ import annotations
@@ -44,8 +44,8 @@ class Workspace:
 
     def tile_buffers(self, terms: int, d: int) -> tuple:
         """The stored points' operand of ``terms`` columns transposed (flat, ``compiled.transposed_size``) and the
-        coefficients transposed (d x ``TILE_COLUMNS``) of a tile of Gaussians (``compiled.gaussian_tile``), looked up once
-        for a run of tiles of one shape."""
+        coefficients transposed (d x ``TILE_COLUMNS``) of a tile of Gaussians (``compiled.gaussian_tile``), looked up
+        once for a run of tiles of one shape."""
         key = (terms, d, TILE_COLUMNS)
         if self._tile[0] != key:
             self._tile = (key, self.array("operand", (compiled.transposed_size(terms, TILE_COLUMNS),)),
@@ -140,7 +140,8 @@ class SeparableTiles:
     exponents come from the expansion, per tile (with numba in ``compiled.gaussian_tile``, else one GEMM): on
     ``operands`` ``(left, right)`` sliced from the stream's (``stream_operands``) where given, else on the queries'
     operand built once (``distances.Expansion``) and the tile's built in the tile; with a single bandwidth the factor
-    ``1/mu`` is folded in, so the product gives the exponents themselves. The direct sum where the expansion is not accurate (``ovk_fast.distances``)."""
+    ``1/mu`` is folded in, so the product gives the exponents themselves. The direct sum where the expansion is not
+    accurate (``ovk_fast.distances``)."""
 
     def __init__(self, kernels: "KernelSet", X: np.ndarray, Z: np.ndarray, operands=None, scale: float = 1.0,
                  leading: bool = True, split: int | None = None):
@@ -155,7 +156,7 @@ class SeparableTiles:
         self.expansion = None
         if kernels.gaussians and self.left is None:
             self.expansion = Expansion(X, *_exponent_scaling(kernels.gaussians))
-        # a single Gaussian on the stream's operands: each tile one compiled call without Python around it (_gaussian_tile)
+        # a single Gaussian on the stream's operands: a tile is one compiled call, no Python around it (_gaussian_tile)
         self.gaussian_only = compiled.AVAILABLE and kernels.gaussian_only and self.right is not None
 
     def _tile(self, tile: int, C: np.ndarray, mask) -> np.ndarray:
