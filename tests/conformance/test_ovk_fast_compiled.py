@@ -313,6 +313,80 @@ def test_a_tile_of_gaussians_on_every_small_shape_and_planted_faults(fault, plan
         assert not _every_small_tile(_planted_tile(plant_fault(compiled_module, *planting), planted_step)), fault
 
 
+def _mixed_kernels_take_the_tile() -> bool:
+    """Two Gaussians and a linear kernel: their stored rows (``apply_rows``, the block's own ``Expansion``: no stream
+    operands) equal each kernel's own rows, and MONORMA with two bandwidths (the stream's operands) equals the
+    reference; both with the two Gaussians in one compiled tile (``gaussian_tile`` called with two factors)."""
+    d = 2
+    kernels = [ovk_ref.as_kernel({"type": "gaussian_separable", "mu": 0.5, "B": [[1.0, 0.2], [0.2, 1.0]]}),
+               ovk_ref.as_kernel({"type": "gaussian_separable", "mu": 2.0, "B": [[1.0, 0.0], [0.0, 1.0]]}),
+               ovk_ref.as_kernel({"type": "linear_separable", "B": [[0.5, 0.0], [0.0, 0.5]]})]
+    rng = np.random.default_rng(0)
+    X, Z, C = rng.random((6, 3)), rng.random((40, 3)), rng.standard_normal((40, d))
+    tile, factor_counts = compiled_module.gaussian_tile, []
+
+    def counted(*arguments, factors=(1.0,), mask=None):
+        factor_counts.append(len(factors))
+        return tile(*arguments, factors=factors, mask=mask)
+
+    with mock.patch.object(compiled_module, "gaussian_tile", counted):
+        tiled = stored_rows_module.apply_rows(kernels, X, Z, C)
+        rows_agree = 2 in factor_counts
+        for kernel, rows in zip(kernels, tiled):
+            own = importlib.import_module("ovk_fast.kernel_rows").KernelRows(kernel, X, Z)
+            terms = np.max(np.abs(own.dense())) * np.sum(np.abs(C))
+            rows_agree = rows_agree and np.max(np.abs(rows - own.apply(C))) <= tolerances.IDENTITY_RTOL * terms
+        factor_counts.clear()
+        Xs, Ys = linear_related_tasks(300, p=3, d=d, seed=4)
+        fast = ovk_fast.monorma(Xs, Ys, kernels[:2], lam=0.05, eta=0.5, r=1.0)
+    reference = ovk_ref.monorma(Xs, Ys, kernels[:2], lam=0.05, eta=0.5, r=1.0)
+    try:
+        assert_same_record(fast, reference, term_scales(Xs, Ys, kernels[:2], reference, 0.5))
+    except AssertionError:
+        return False
+    return bool(rows_agree and 2 in factor_counts)
+
+
+@pytest.mark.parametrize("fault, planting, method", [
+    ("several bandwidths sent to numpy's GEMM and exp", ("compiled_gaussians = compiled.AVAILABLE and operands is not None",
+                                                         "compiled_gaussians = compiled.AVAILABLE and operands is not None "
+                                                         "and self.folded"), "_tile"),
+    ("a block's own expansion never used", ("        return None if right is None else (self.expansion.left, right)",
+                                            "        return None"), "_operands"),
+    ("two Gaussians' slots swapped beside another scalar", ("products[gaussians] =",
+                                                            "products[sorted(gaussians, reverse=len(self.scalars) > "
+                                                            "len(gaussians))] ="), "_tile"),
+])
+def test_several_gaussians_take_the_compiled_tile_and_planted_faults_in_the_routing(fault, planting, method):
+    """``_mixed_kernels_take_the_tile`` holds; each planted fault in how ``stored_rows`` routes a tile's Gaussians to
+    it (found by an adversary: the records still agree within tolerance when the compiled tile is skipped, so only
+    the count of factors shows it; the swapped slots only conform's cases showed) fails it."""
+    assert _mixed_kernels_take_the_tile()
+    planted = plant_fault(stored_rows_module, *planting)
+    with mock.patch.object(stored_rows_module.SeparableTiles, method, planted["SeparableTiles"].__dict__[method]):
+        assert not _mixed_kernels_take_the_tile(), fault
+
+
+def test_a_masked_out_infinite_value_stays_nan_as_numpys_product_gives():
+    """The tile applies its mask as numpy multiplies (``exp(800) * 0`` is NaN, not 0: the numpy path's values), so
+    both paths give the same non-finite records; planted as a choice (``0.0`` where masked out), caught."""
+    left, right, C = np.array([[800.0], [1.0]]), np.array([[1.0], [1.0]]), np.ones((2, 1))
+    mask = np.array([[False, True], [True, True]])
+
+    def masked_out_row(gaussian_tile):
+        out = np.empty((2, 1))
+        gaussian_tile(left, right, C, 1.0, np.empty(compiled_module.transposed_size(1, 2)), np.empty((1, 2)), out,
+                      mask=mask)
+        return out
+
+    with np.errstate(all="ignore"):
+        expected = (np.exp(left @ right.T) * mask) @ C
+        assert np.isnan(expected[0, 0]) and np.isnan(masked_out_row(compiled_module.gaussian_tile)[0, 0])
+        planted = _planted_tile(plant_fault(compiled_module, "values[f, i, j] * mask[r + i, j]",
+                                            "values[f, i, j] if mask[r + i, j] else 0.0"))
+        assert not np.isnan(masked_out_row(planted)[0, 0])
+
+
 def test_truncated_onorma_takes_the_masked_product_and_a_dropped_mask_is_caught():
     """With a window, the tiles' fused products take the mask of the terms each round keeps (spec 5.2); the same
     products with the mask planted away (every stored term kept) fail the comparison with the reference."""
