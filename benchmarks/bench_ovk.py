@@ -441,7 +441,6 @@ def per_value(repeat):
              "product GEMM": lambda: np.matmul(V, C, out=out)}
     if compiled_module.AVAILABLE:
         operand, none = np.empty(compiled_module.transposed_size(L.shape[1], len(R))), np.empty((len(R), 0))
-        steps["exp and product, compiled"] = lambda: compiled_module.exp_product(E, 1.0, CT, out)
         steps["the tile, compiled"] = lambda: compiled_module.gaussian_tile(L, R, C, 1.0, operand, CT, out)
         steps["its values, compiled"] = lambda: compiled_module.gaussian_tile(L, R, none, 1.0, operand, CT[:0],
                                                                               out[:, :0])

@@ -1,21 +1,19 @@
 """ovk_fast's kernels compiled by numba (the optional ``fast`` extra), where numba is installed (``AVAILABLE``;
 without it ``ovk_fast`` takes its numpy paths, and tests patch ``AVAILABLE`` to certify both).
 
-* **A tile's Gaussian values applied to the coefficients in one pass** (``exp_product``, for
-  ``ovk_fast.stored_rows``): ``out[r] = sum_j exp(factor E[r, j]) C[j]`` for a tile of exponents ``E`` (n_x x n_z).
-  numpy computes it as ``exp`` into the tile and a GEMM with ``C`` (n_z x d, d ~ 10): the tile goes to memory and
-  back, and a GEMM this thin runs far below the core's peak (measured at 256 x 512 x 10 on one core, the minimum of
-  interleaved runs: exp 0.55 ns per value, exp and GEMM 1.17). Here eight rows of the tile at a time are
-  exponentiated into a buffer that stays in cache and dotted with ``C``'s d columns two at a time, each load of
-  ``C`` feeding eight sums (``bench_ovk.py --per-value``, side by side with four rows: 0.74-0.81 ns per value for
-  both against 0.84-0.85; the product alone 0.27 against 0.37).
-* **A single Gaussian's tile in one call** (``gaussian_tile``, for ``ovk_fast.stored_rows``): its exponents computed
-  here, not by BLAS (``_exponent_rows``: at K = p + 2 = 22 terms BLAS took 0.80 ns a value, as much as the exp, writing
-  the whole tile to memory and reading it back; here eight rows at a time stay in cache, 4 rows x 6 terms a pass with
-  the factors in registers), the tile's stored-point operand transposed into scratch memory with rows not 4 KiB
-  apart (``row_stride``), the tile's coefficients times the fold transposed, exp and the product as ``_exp_product``
-  does: 1.18 ns a value where BLAS's exponents and ``_exp_product`` took about 1.45, the floor (BLAS and numpy's
-  exp) 1.29-1.35, side by side, one core.
+* **A tile of Gaussians' rows applied to the coefficients in one call** (``gaussian_tile``, for
+  ``ovk_fast.stored_rows``): ``out[f, r] = sum_j exp(factors[f] E[r, j]) C[j]`` with ``E = left @ right.T`` the tile's
+  exponents on the expansion's operands (n_x x n_z). numpy and BLAS compute them as a GEMM into the whole tile, exp
+  in place and a GEMM with ``C`` (n_z x d, d ~ 10): the tile goes to memory and back twice, and GEMMs this thin run
+  far below the core's peak (at 256 x 512, K = p + 2 = 22 terms, one core, minima of interleaved runs: the
+  exponents' GEMM 0.80 ns a value, numpy's exp 0.50-0.55, the product's GEMM 0.61). Here eight rows at a time: their
+  exponents (``_exponent_rows``: 4 rows x 6 terms a pass, the factors in registers, on the tile's stored-point
+  operand transposed into scratch memory with rows not 4 KiB apart, ``row_stride``), shared by the tile's Gaussians;
+  for each Gaussian, exp of its factor times them into a buffer that stays in cache (the mask applied there), dotted
+  with ``C``'s d columns two at a time, each load of ``C`` feeding eight sums (side by side with four rows: the
+  product alone 0.27 against 0.37 ns a value). A single Gaussian's tile costs 1.18 ns a value, where BLAS's
+  exponents and the compiled exp and product took about 1.45 and the floor (BLAS's GEMM and numpy's exp) 1.29-1.35,
+  side by side, one core; no Python runs between the steps.
 * **exp** (``_exp_row``): numba's own is libm's, one value at a time (8 ns per value); this one is written so that
   LLVM vectorises it (0.51 ns per value, numpy's 0.55): Cody-Waite reduction ``x = k ln2 + s`` (|s| <= ln2 / 2,
   ``k ln2`` in two parts, the high part exact for |k| < 2^20), ``e^s = 1 + s + s^2/2 + s^3 q(s)`` with q a
@@ -153,20 +151,6 @@ def _dot_rows(values, CT, out, r, rows):
             out[r + i, e], out[r + i, f] = first[i], second[i]
 
 
-def _exp_product(E, factor, CT, mask, out):
-    """``out[r, e] = sum_j exp(factor E[r, j]) mask[r, j] CT[e, j]`` (a 0 x 0 ``mask``: none), ``ROWS`` rows at a
-    time; the values times the mask as numpy multiplies them (a non-finite value times 0 stays NaN)."""
-    values, masked = np.zeros((ROWS, E.shape[1])), mask.shape[0] > 0
-    for r in range(0, E.shape[0], ROWS):
-        rows = min(ROWS, E.shape[0] - r)
-        for i in range(rows):
-            _exp_row(E[r + i], factor, values[i])
-            if masked:
-                for j in range(E.shape[1]):
-                    values[i, j] = values[i, j] * mask[r + i, j]
-        _dot_rows(values, CT, out, r, rows)
-
-
 def _exponent_rows(left, RT, r, exponents, w):
     """``exponents[a, j] = sum_k left[r + a, k] RT[k, j]`` for a < 4 (a row past ``left``'s last is read as its
     last, its sums not used), j < w: ``RT`` (K' x w) the stored points' operand transposed, its rows K.. zero up to
@@ -201,12 +185,16 @@ def _exponent_rows(left, RT, r, exponents, w):
                 e3[j] += a30 * b0 + a31 * b1 + a32 * b2 + a33 * b3 + a34 * b4 + a35 * b5
 
 
-def _gaussian_tile(left, right, C, scale, operand, CT, out):
-    """``out = exp(left @ right.T) @ (C * scale)``: a tile of a single Gaussian's rows against stored points, on the
-    expansion's operands with ``1/mu`` folded in (``ovk_fast.distances``), in one call: ``right`` transposed into
-    ``operand`` (flat, ``transposed_size``) with zero rows up to a multiple of ``TERMS``, the coefficients times
-    ``scale`` transposed into ``CT`` (d x n_z or more; each product as numpy's ``C * scale``), then eight rows at a
-    time their exponents (``_exponent_rows``), exp (``_exp_row``) and the product with ``CT`` (``_dot_rows``)."""
+def _gaussian_tile(left, right, C, scale, factors, mask, operand, CT, out):
+    """``out[f] = (exp(factors[f] left @ right.T) * mask) @ (C * scale)`` for each factor f: a tile of Gaussians' rows
+    against stored points, on the expansion's operands (``ovk_fast.distances``; a single bandwidth's ``1/mu`` folded
+    into ``left``, its factor 1), in one call: ``right`` transposed into ``operand`` (flat, ``transposed_size``) with
+    zero rows up to a multiple of ``TERMS``, the coefficients times ``scale`` transposed into ``CT`` (d x n_z or more;
+    each product as numpy's ``C * scale``), then eight rows at a time: four at a time their exponents
+    (``_exponent_rows``), shared by the factors, and for each factor exp (``_exp_row``) and the mask (a 0 x 0 ``mask``:
+    none; the values times it as numpy multiplies them, a non-finite value times 0 stays NaN) into that factor's
+    values; then each factor's product with ``CT`` (``_dot_rows``). (All eight rows' exponents first, then each
+    factor's values: ONORMA's single factor 2-3% slower, the exponents no longer fresh in cache.)"""
     n, w, d, K = left.shape[0], right.shape[0], C.shape[1], left.shape[1]
     terms, stride = -(-K // TERMS) * TERMS, row_stride(w)
     RT = operand[:terms * stride].reshape((terms, stride))
@@ -217,29 +205,38 @@ def _gaussian_tile(left, right, C, scale, operand, CT, out):
     for e in range(d):
         for j in range(w):
             CT[e, j] = C[j, e] * scale
-    exponents, values = np.empty((4, stride)), np.zeros((ROWS, w))
+    m, masked = factors.shape[0], mask.shape[0] > 0
+    exponents, values = np.empty((4, stride)), np.zeros((m, ROWS, w))
     for r in range(0, n, ROWS):
         rows = min(ROWS, n - r)
         for g in range(0, rows, 4):
             _exponent_rows(left, RT, r + g, exponents, w)
-            for a in range(min(4, rows - g)):
-                _exp_row(exponents[a, :w], 1.0, values[g + a])
-        _dot_rows(values, CT, out, r, rows)
+            for f in range(m):
+                for a in range(min(4, rows - g)):
+                    i = g + a
+                    _exp_row(exponents[a, :w], factors[f], values[f, i])
+                    if masked:
+                        for j in range(w):
+                            values[f, i, j] = values[f, i, j] * mask[r + i, j]
+        for f in range(m):
+            _dot_rows(values[f], CT, out[f], r, rows)
 
 
 def _gaussian_rows(left, right, C, scale, bounds, operand, CT, tile, out):
-    """``out = exp(left @ right.T) @ (C * scale)`` tile after tile, tile t the stored points ``bounds[t]..bounds[t+1]-1``
-    (``_gaussian_tile``), the tiles' products summed in their order as ``stored_rows`` sums them (``out`` the first,
-    ``tile`` scratch): the stored rows of a block in one call where one thread computes them all."""
+    """``out = exp(left @ right.T) @ (C * scale)`` tile after tile (a single Gaussian, ``out`` and ``tile`` 1 x n_x x
+    d), tile t the stored points ``bounds[t]..bounds[t+1]-1`` (``_gaussian_tile``), the tiles' products summed in
+    their order as ``stored_rows`` sums them (``out`` the first, ``tile`` scratch): the stored rows of a block in one
+    call where one thread computes them all."""
+    one, unmasked = np.ones(1), np.zeros((0, 0), dtype=np.bool_)
     for t in range(bounds.shape[0] - 1):
         lo, hi = bounds[t], bounds[t + 1]
         if t == 0:
-            _gaussian_tile(left, right[lo:hi], C[lo:hi], scale, operand, CT, out)
+            _gaussian_tile(left, right[lo:hi], C[lo:hi], scale, one, unmasked, operand, CT, out)
             continue
-        _gaussian_tile(left, right[lo:hi], C[lo:hi], scale, operand, CT, tile)
-        for r in range(out.shape[0]):
-            for e in range(out.shape[1]):
-                out[r, e] += tile[r, e]
+        _gaussian_tile(left, right[lo:hi], C[lo:hi], scale, one, unmasked, operand, CT, tile)
+        for r in range(out.shape[1]):
+            for e in range(out.shape[2]):
+                out[0, r, e] += tile[0, r, e]
 
 
 # --- the rounds within a block, and the norm recursion -------------------------------------------------------------
@@ -478,10 +475,9 @@ def _compiled() -> dict:
     steps = {step.__name__: plain(step) for step in EXACT_STEPS}
     steps["_kernel_values"] = jit_calling(_kernel_values, {"_exp_row": exp_row}, sums)
     dot_rows, exponent_rows = sums(_dot_rows), strict(_exponent_rows)
-    exp_product = jit_calling(_exp_product, {"_exp_row": exp_row, "_dot_rows": dot_rows}, strict)
     gaussian_tile = jit_calling(_gaussian_tile, {"_exponent_rows": exponent_rows, "_exp_row": exp_row,
                                                  "_dot_rows": dot_rows, "row_stride": plain(row_stride)}, strict)
-    return {"exp_row": exp_row, "exp_product": exp_product, "gaussian_tile": gaussian_tile, "dot_rows": dot_rows,
+    return {"exp_row": exp_row, "gaussian_tile": gaussian_tile, "dot_rows": dot_rows,
             "exponent_rows": exponent_rows,
             "gaussian_rows": jit_calling(_gaussian_rows, {"_gaussian_tile": gaussian_tile}, strict),
             "exp_upper": jit_calling(_exp_upper, {"_exp_row": exp_row}, strict),
@@ -509,16 +505,12 @@ def exp_upper(E: np.ndarray, out: np.ndarray, factor: float = 1.0) -> np.ndarray
 _NONE = np.zeros((0, 0), dtype=bool)
 
 
-def exp_product(E: np.ndarray, factor: float, CT: np.ndarray, out: np.ndarray, mask: np.ndarray | None = None):
-    """``out = (exp(factor E) * mask) @ CT[:, :n_z].T`` (E: n_x x n_z, CT: d x (n_z or more), out: n_x x d, each
-    C-contiguous; ``mask`` n_x x n_z booleans, or None for all), compiled (numba must be installed)."""
-    _compiled()["exp_product"](E, factor, CT, _NONE if mask is None else mask, out)
-    return out
-
-
-def gaussian_tile(left, right, C, scale: float, operand, CT, out) -> np.ndarray:
-    """``_gaussian_tile`` compiled (numba must be installed): ``out = exp(left @ right.T) @ (C * scale)``."""
-    _compiled()["gaussian_tile"](left, right, C, scale, operand, CT, out)
+def gaussian_tile(left, right, C, scale: float, operand, CT, out, factors=(1.0,), mask=None) -> np.ndarray:
+    """``_gaussian_tile`` compiled (numba must be installed): ``out[f] = (exp(factors[f] left @ right.T) * mask) @
+    (C * scale)`` (``out`` len(factors) x n_x x d, or n_x x d for one factor; ``mask`` n_x x n_z booleans, or None for
+    all)."""
+    _compiled()["gaussian_tile"](left, right, C, scale, np.asarray(factors, dtype=float), _NONE if mask is None else mask,
+                                 operand, CT, out if out.ndim == 3 else out[None])
     return out
 
 

@@ -5,9 +5,9 @@ The stored points go in tiles of ``TILE_COLUMNS``; a tile's kernel values are co
 while in cache, in per-thread reusable memory (``Workspace``). Kernels that are sums of separable terms
 ``k(x, z) B`` with known scalars (the paper's) take the fused path ``SeparableTiles``: what does not depend on
 the tile is computed once per block, a tile is one GEMM for its exponents or inner products, the values in place
-(``exp``), and one GEMM with the coefficients (a single Gaussian on the stream's operands, with numba: one compiled
-call, ``compiled.gaussian_tile``); ``B`` multiplies the sum over the tiles once. Other kernels take
-their ``KernelRows`` tile by tile. Tiles run on ovk_fast's threads and are summed in tile order, so the result
+(``exp``), and one GEMM with the coefficients (with numba, the Gaussians on the expansion's operands: one compiled
+call, ``compiled.gaussian_tile``, their exponents kept in cache); ``B`` multiplies the sum over the tiles once.
+Other kernels take their ``KernelRows`` tile by tile. Tiles run on ovk_fast's threads and are summed in tile order, so the result
 does not depend on the threads.
 """
 from __future__ import annotations
@@ -44,8 +44,8 @@ class Workspace:
 
     def tile_buffers(self, terms: int, d: int) -> tuple:
         """The stored points' operand of ``terms`` columns transposed (flat, ``compiled.transposed_size``) and the
-        coefficients transposed (d x ``TILE_COLUMNS``) of a single Gaussian's tile (``SeparableTiles._gaussian_tile``),
-        looked up once for a run of tiles of one shape."""
+        coefficients transposed (d x ``TILE_COLUMNS``) of a tile of Gaussians (``compiled.gaussian_tile``), looked up
+        once for a run of tiles of one shape."""
         key = (terms, d, TILE_COLUMNS)
         if self._tile[0] != key:
             self._tile = (key, self.array("operand", (compiled.transposed_size(terms, TILE_COLUMNS),)),
@@ -137,10 +137,11 @@ class SeparableTiles:
     ``out[k] = sum_s P_s Bsum_ks^T`` with ``Bsum_ks`` the sum of kernel k's ``B`` on scalar s; a tile takes its
     coefficients ``C_tile`` times ``scale`` (each product as numpy's ``C * scale``: ``ovk_fast.look_ahead`` starts
     the next block's tiles before that block's start folds its scale into the stored coefficients). The Gaussians'
-    exponents come from one GEMM per tile: on ``operands`` ``(left, right)`` sliced from the stream's
-    (``stream_operands``) where given, else on the queries' operand built once (``distances.Expansion``) and the
-    tile's built in the tile; with a single bandwidth the factor ``1/mu`` is folded in, so the GEMM gives the
-    exponents themselves. The direct sum where the expansion is not accurate (``ovk_fast.distances``)."""
+    exponents come from the expansion, per tile (with numba in ``compiled.gaussian_tile``, else one GEMM): on
+    ``operands`` ``(left, right)`` sliced from the stream's (``stream_operands``) where given, else on the queries'
+    operand built once (``distances.Expansion``) and the tile's built in the tile; with a single bandwidth the factor
+    ``1/mu`` is folded in, so the product gives the exponents themselves. The direct sum where the expansion is not
+    accurate (``ovk_fast.distances``)."""
 
     def __init__(self, kernels: "KernelSet", X: np.ndarray, Z: np.ndarray, operands=None, scale: float = 1.0,
                  leading: bool = True, split: int | None = None):
@@ -155,26 +156,36 @@ class SeparableTiles:
         self.expansion = None
         if kernels.gaussians and self.left is None:
             self.expansion = Expansion(X, *_exponent_scaling(kernels.gaussians))
-        # a single Gaussian on the stream's operands: each tile one GEMM and one compiled pass (_gaussian_tile)
+        # a single Gaussian on the stream's operands: a tile is one compiled call, no Python around it (_gaussian_tile)
         self.gaussian_only = compiled.AVAILABLE and kernels.gaussian_only and self.right is not None
 
     def _tile(self, tile: int, C: np.ndarray, mask) -> np.ndarray:
-        """``[s(X, Z_tile) C_tile for each scalar s]``: an (n_scalars, n_x, d) array."""
+        """``[s(X, Z_tile) C_tile for each scalar s]``: an (n_scalars, n_x, d) array. With numba, the Gaussians on the
+        expansion's operands in one compiled call (``compiled.gaussian_tile``: their exponents computed once and
+        kept in cache), the other scalars by numpy."""
         lo, hi = self.bounds[tile], self.bounds[tile + 1]
         X, Z = self.X, self.Z[lo:hi]
         workspace, shape = Workspace.of_this_thread(), (len(X), len(Z))
-        exponents, direct = self._exponents(lo, Z, workspace, shape) if self.gaussians else (None, None)
+        operands = self._operands(lo, Z, workspace) if self.gaussians else None
+        compiled_gaussians = compiled.AVAILABLE and operands is not None
+        exponents, direct = None, None
+        if self.gaussians and not compiled_gaussians:
+            exponents, direct = self._exponents(operands, Z, workspace, shape)
         inner = None
         if self.inner:
             inner = np.matmul(X, Z.T, out=workspace.array("inner", shape))
         products = np.empty((len(self.scalars), len(X), C.shape[1]))
-        fused = compiled.AVAILABLE and self.gaussians and not direct
-        C = C[lo:lo + len(Z)] if self.scale == 1.0 else np.multiply(C[lo:lo + len(Z)], self.scale)
-        CT = np.ascontiguousarray(C.T) if fused else None
         tile_mask = None if mask is None else mask[:, lo:lo + len(Z)]
+        gaussians = [index for index, scalar in enumerate(self.scalars) if isinstance(scalar, Gaussian)]
+        if compiled_gaussians:
+            factors = [1.0 if self.folded else 1.0 / self.scalars[index].mu for index in gaussians]
+            operand, CT = workspace.tile_buffers(operands[0].shape[1], C.shape[1])
+            products[gaussians] = compiled.gaussian_tile(*operands, C[lo:lo + len(Z)], self.scale, operand, CT,
+                                                         np.empty((len(gaussians), len(X), C.shape[1])),
+                                                         factors=factors, mask=tile_mask)
+        C = C[lo:lo + len(Z)] if self.scale == 1.0 else np.multiply(C[lo:lo + len(Z)], self.scale)
         for index, scalar in enumerate(self.scalars):
-            if fused and isinstance(scalar, Gaussian):      # exp and the product with C in one pass
-                compiled.exp_product(exponents, 1.0 if self.folded else 1.0 / scalar.mu, CT, products[index], tile_mask)
+            if compiled_gaussians and index in gaussians:
                 continue
             values = self._values(scalar, exponents, direct, inner, workspace, shape)
             if mask is not None:
@@ -182,16 +193,23 @@ class SeparableTiles:
             np.matmul(values, C, out=products[index])
         return products
 
-    def _exponents(self, lo: int, Z: np.ndarray, workspace: Workspace, shape) -> tuple:
-        """``(-fold |x - z|^2, False)`` for the tile of stored points ``Z`` from ``lo``, or ``(|x - z|^2, True)`` by
-        the direct sum."""
+    def _operands(self, lo: int, Z: np.ndarray, workspace: Workspace) -> tuple | None:
+        """The expansion's ``(left, right)`` for the tile of stored points ``Z`` from ``lo``, or None where it takes
+        the direct sum (``ovk_fast.distances``)."""
+        if self.right is not None:
+            return self.left, self.right[lo:lo + len(Z)]
+        if not self.expansion.usable:
+            return None
+        right = self.expansion.right(Z, workspace.array("right", (len(Z), self.X.shape[1] + 2)))
+        return None if right is None else (self.expansion.left, right)
+
+    def _exponents(self, operands, Z: np.ndarray, workspace: Workspace, shape) -> tuple:
+        """``(-fold |x - z|^2, False)`` for the tile of stored points ``Z`` by one GEMM on the expansion's
+        ``operands``, or ``(|x - z|^2, True)`` by the direct sum where they are None."""
         exponents = workspace.array("exponents", shape)
-        left, right = self.left, None if self.right is None else self.right[lo:lo + len(Z)]
-        if right is None and self.expansion.usable:
-            left = self.expansion.left
-            right = self.expansion.right(Z, workspace.array("right", (len(Z), self.X.shape[1] + 2)))
-        if right is None:
+        if operands is None:
             return direct_squared_distances(self.X, Z, exponents, workspace.array("scratch", shape)), True
+        left, right = operands
         return np.matmul(left, right.T, out=exponents), False
 
     def _values(self, scalar, exponents, direct, inner, workspace, shape) -> np.ndarray:
@@ -214,19 +232,19 @@ class SeparableTiles:
 
     def _gaussian_tile(self, tile: int, C: np.ndarray, products: np.ndarray) -> np.ndarray:
         """``_tile`` for a single Gaussian on the stream's operands (``gaussian_only``), without a mask: one compiled
-        call (``compiled.gaussian_tile``: the exponents' GEMM, the coefficients times ``scale``, exp and the product),
+        call (``compiled.gaussian_tile``: its exponents, the coefficients times ``scale``, exp and the product),
         into ``products[tile]``."""
         operand, CT = Workspace.of_this_thread().tile_buffers(self.left.shape[1], C.shape[1])
         lo, hi = self.bounds[tile], self.bounds[tile + 1]
-        compiled.gaussian_tile(self.left, self.right[lo:hi], C[lo:hi], self.scale, operand, CT, products[tile][0])
+        compiled.gaussian_tile(self.left, self.right[lo:hi], C[lo:hi], self.scale, operand, CT, products[tile])
         return products[tile]
 
     def _gaussian_rows(self, C: np.ndarray) -> np.ndarray:
         """The tiles of ``_gaussian_tile`` in one compiled call, summed in their order as ``total`` sums them
         (``compiled.gaussian_rows``): a (1, n_x, d) partial."""
         operand, CT = Workspace.of_this_thread().tile_buffers(self.left.shape[1], C.shape[1])
-        tile, out = np.empty((len(self.X), C.shape[1])), np.empty((1, len(self.X), C.shape[1]))
-        compiled.gaussian_rows(self.left, self.right, C, self.scale, np.array(self.bounds), operand, CT, tile, out[0])
+        tile, out = np.empty((1, len(self.X), C.shape[1])), np.empty((1, len(self.X), C.shape[1]))
+        compiled.gaussian_rows(self.left, self.right, C, self.scale, np.array(self.bounds), operand, CT, tile, out)
         return out
 
     def tiles(self, C: np.ndarray, mask=None) -> list:

@@ -111,55 +111,6 @@ def test_the_exp_polynomial_is_within_its_fit_of_e_s():
         assert worst(compiled_module._CUBIC_TAIL[:-1] + (compiled_module._CUBIC_TAIL[-1] * (1 + 1e-12),)) > tolerances.CUBIC_TAIL_FIT
 
 
-@given(data=st.data())
-def test_the_fused_product_is_exp_then_the_product(data):
-    """``exp_product(E, factor, C.T, mask)`` is ``(exp(factor E) * mask) @ C`` to IDENTITY_RTOL of the same with
-    ``|C|``, for any count of rows (groups of ``ROWS`` and a remainder) and columns, with and without a mask."""
-    n, m, d = (data.draw(st.integers(0, 9), label="rows"), data.draw(st.integers(0, 30), label="columns"),
-               data.draw(st.integers(1, 4), label="d"))
-    E = data.draw(hnp.arrays(np.float64, (n, m), elements=st.floats(-50.0, 0.0)), label="E")
-    C = data.draw(hnp.arrays(np.float64, (m, d), elements=st.floats(-1e3, 1e3)), label="C")
-    factor = data.draw(st.floats(0.01, 10.0), label="factor")
-    mask = data.draw(st.none() | hnp.arrays(bool, (n, m)), label="mask")
-    values = np.exp(factor * E) * (1 if mask is None else mask)
-    out = compiled_module.exp_product(E, factor, np.ascontiguousarray(C.T), np.full((n, d), np.nan), mask)
-    scale = values @ np.abs(C)
-    assert np.all(np.abs(out - values @ C) <= tolerances.IDENTITY_RTOL * scale + tolerances.UNDERFLOW_ATOL)
-
-
-def _every_shape_with_a_mask(exp_product):
-    """``exp_product`` (``_exp_product``'s arguments) against ``(exp(E) * mask) @ C`` for every count of rows up to ``2 ROWS + 1`` (one group,
-    several and the remainders, a single row as a truncated block of one round gives) and d = 1 to 3 (an odd
-    last column), with a mask that keeps every other term: whether each agrees."""
-    agree = []
-    for rows in range(1, 2 * compiled_module.ROWS + 2):
-        for d in (1, 2, 3):
-            rng = np.random.default_rng([rows, d])
-            E, C = -rng.uniform(0.0, 4.0, (rows, 7)), rng.standard_normal((7, d))
-            mask = (np.add.outer(np.arange(rows), np.arange(7)) % 2).astype(bool)
-            out = np.full((rows, d), np.nan)
-            exp_product(E, 1.0, np.ascontiguousarray(C.T), mask, out)
-            expected = (np.exp(E) * mask) @ C
-            agree.append(np.all(np.abs(out - expected) <= tolerances.IDENTITY_RTOL * ((np.exp(E) * mask) @ np.abs(C))))
-    return all(agree)
-
-
-@pytest.mark.parametrize("fault, planting", [
-    ("the mask dropped for a single row", ("mask.shape[0] > 0", "mask.shape[0] > 1")),
-    ("the mask of a group's first row for all its rows", ("mask[r + i, j]", "mask[r, j]")),
-    ("the last column of an odd d dropped", ("for e in range(0, d, 2):", "for e in range(0, d - 1, 2):")),
-    ("the remainder group one row short", ("rows = min(ROWS, E.shape[0] - r)",
-                                           "rows = min(ROWS, E.shape[0] - r - 1) if E.shape[0] - r < ROWS else ROWS")),
-    ("row 3 of a group summed from row 2", ("t3 + v3 * c", "t3 + v2 * c")),
-])
-def test_the_fused_product_on_every_small_shape_with_a_mask_and_planted_faults(fault, planting):
-    """The fused product compiled agrees on every shape of ``_every_shape_with_a_mask`` (pinned: the property above
-    draws a single masked row in about 1 example in 20); each planted fault, run as plain Python, does not."""
-    assert _every_shape_with_a_mask(lambda E, factor, CT, mask, out: compiled_module.exp_product(E, factor, CT, out, mask))
-    with np.errstate(all="ignore"):
-        assert not _every_shape_with_a_mask(plant_fault(compiled_module, *planting)["_exp_product"]), fault
-
-
 def _upper_triangle_agrees(exp_upper) -> bool:
     """``exp_upper(E, factor, out)`` (``_exp_upper``'s arguments) on every size up to 9 is numpy's exp of ``factor E``
     on the strict upper triangle, and leaves the rest of ``out`` as it was."""
@@ -215,8 +166,8 @@ def _gaussian_run(n):
 def test_onorma_takes_the_compiled_kernels_and_a_planted_fault_in_each_is_caught():
     """Where numba is installed, ONORMA's tiles take the compiled tile (``gaussian_tile``: GEMM, exp and product) and
     its squared-loss rounds the compiled loop (so the property checks certify them); each with a planted fault fails
-    the comparison with the reference: a tile that drops the last row of each group of four, a tile whose
-    coefficients miss the fold ``scale`` (run as plain Python), and rounds that forget the shrink of the earlier
+    the comparison with the reference: a tile that drops the fourth row of each group of ``ROWS``, a tile whose
+    coefficients miss the fold ``scale`` (compiled as planted), and rounds that forget the shrink of the earlier
     terms (``previous``)."""
     X, Y, kernel = _gaussian_run(300)
     reference = ovk_ref.onorma(X, Y, kernel, lam=0.05, eta=0.5)
@@ -234,14 +185,14 @@ def test_onorma_takes_the_compiled_kernels_and_a_planted_fault_in_each_is_caught
 
     def drops_a_row(*arguments):
         out = tile(*arguments)
-        out[3::compiled_module.ROWS] = 0.0
+        out[..., 3::compiled_module.ROWS, :] = 0.0
         return out
 
     unfolded = plant_fault(compiled_module, "CT[e, j] = C[j, e] * scale", "CT[e, j] = C[j, e]")
     rounds = plant_fault(compiled_module, "previous[b] * (old[b, e] + sums[e, b])",
                          "(old[b, e] + sums[e, b])")["_onorma_squared_rounds"]
     for patch in (mock.patch.object(compiled_module, "gaussian_tile", drops_a_row),
-                  mock.patch.object(compiled_module, "gaussian_tile", _plain_tile(unfolded)),
+                  mock.patch.object(compiled_module, "gaussian_tile", _planted_tile(unfolded)),
                   mock.patch.object(compiled_module, "onorma_squared_rounds", rounds)):
         with patch, mock.patch.object(onorma_module, "BLOCK_ROUNDS", 32):      # blocks fold: the scale is not 1
             planted = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5)
@@ -249,58 +200,81 @@ def test_onorma_takes_the_compiled_kernels_and_a_planted_fault_in_each_is_caught
             assert_same_record(planted, reference, scales)
 
 
-def _plain_tile(namespace, compiled_steps=("_exponent_rows", "_exp_row", "_dot_rows")):
-    """``gaussian_tile`` of a planted module's namespace, run as plain Python with ``compiled_steps`` compiled (the
-    slow parts; the planted steps run as planted)."""
-    for step in compiled_steps:
-        namespace[step] = compiled_module._compiled()[step.lstrip("_")]
+def _planted_tile(namespace, planted_step="_gaussian_tile"):
+    """``compiled.gaussian_tile`` from a planted module's namespace, compiled as the module compiles it (so that a
+    read past an array is what it is in the engine, not an IndexError, and the engine's tests run at its speed):
+    its ``planted_step`` (``_gaussian_tile``, ``_exponent_rows`` or ``_dot_rows``) from the namespace, the other
+    steps the module's own."""
+    import numba
+    strict = numba.njit(fastmath={"contract"}, error_model="numpy")
+    own = compiled_module._compiled()
+    steps = {"_exponent_rows": own["exponent_rows"], "_exp_row": own["exp_row"], "_dot_rows": own["dot_rows"],
+             "row_stride": numba.njit(compiled_module.row_stride)}
+    if planted_step == "_exponent_rows":
+        steps["_exponent_rows"] = strict(namespace["_exponent_rows"])
+    if planted_step == "_dot_rows":
+        steps["_dot_rows"] = numba.njit(fastmath={"contract", "reassoc"}, error_model="numpy")(namespace["_dot_rows"])
+    tile = compiled_module.jit_calling(namespace["_gaussian_tile"], steps, strict)
 
-    def gaussian_tile(left, right, C, scale, operand, CT, out):
-        namespace["_gaussian_tile"](left, right, C, scale, operand, CT, out)
+    def gaussian_tile(left, right, C, scale, operand, CT, out, factors=(1.0,), mask=None):
+        tile(left, right, C, scale, np.asarray(factors, dtype=float), compiled_module._NONE if mask is None else mask,
+             operand, CT, out if out.ndim == 3 else out[None])
         return out
     return gaussian_tile
 
 
 @given(data=st.data())
-def test_a_single_gaussians_tile_is_exp_of_the_gemm_then_the_product(data):
-    """``gaussian_tile(left, right, C, scale)`` is numpy's ``exp(left @ right.T) @ (C * scale)`` to IDENTITY_RTOL of
-    the same with ``|C|``, for any count of rows (groups of four and of ``ROWS``, and remainders), of terms (one
-    group of ``TERMS``, several, and a last one padded) and of stored points, on scratch memory full of NaN."""
+def test_a_tile_of_gaussians_is_exp_of_the_gemm_then_the_product(data):
+    """``gaussian_tile(left, right, C, scale, factors, mask)`` is ``(exp(f left @ right.T) * mask) @ (C * scale)`` for
+    each factor f, to IDENTITY_RTOL of the same with ``|C|``, for any count of rows (groups of four and of ``ROWS``,
+    and remainders), of terms (one group of ``TERMS``, several, and a last one padded), of stored points and of
+    factors, with and without a mask, on scratch memory full of NaN."""
     n, K, w, d = (data.draw(st.integers(0, 19), label="rows"), data.draw(st.integers(1, 14), label="terms"),
                   data.draw(st.integers(0, 40), label="stored points"), data.draw(st.integers(1, 4), label="d"))
     left = data.draw(hnp.arrays(np.float64, (n, K), elements=st.floats(-2.0, 2.0)), label="left")
     right = data.draw(hnp.arrays(np.float64, (w, K), elements=st.floats(-2.0, 2.0)), label="right")
     C = data.draw(hnp.arrays(np.float64, (w, d), elements=st.floats(-1e3, 1e3)), label="C")
     scale = data.draw(st.floats(0.01, 10.0), label="scale")
-    assert _tile_agrees(compiled_module.gaussian_tile, left, right, C, scale)
+    factors = data.draw(st.lists(st.just(1.0) | st.floats(0.01, 10.0), min_size=1, max_size=3), label="factors")
+    mask = data.draw(st.none() | hnp.arrays(bool, (n, w)), label="mask")
+    assert _tile_agrees(compiled_module.gaussian_tile, left, right, C, scale, factors, mask)
 
 
-def _tile_agrees(gaussian_tile, left, right, C, scale) -> bool:
-    """``gaussian_tile`` against ``exp(left @ right.T) @ (C * scale)``, its scratch memory full of NaN and ``left``
-    C-contiguous with NaN past its end (what it reads before it writes it, or past what it is given, would show); the
-    exponents' round-off (at most 2 K eps sum_k |left_k right_k|, relative on the value) within IDENTITY_RTOL here,
-    where that sum is at most 4 K."""
+def _tile_agrees(gaussian_tile, left, right, C, scale, factors=(1.0,), mask=None) -> bool:
+    """``gaussian_tile`` against ``(exp(f left @ right.T) * mask) @ (C * scale)`` for each factor f, its scratch
+    memory full of NaN and ``left`` C-contiguous with NaN past its end (what it reads before it writes it, or past
+    what it is given, would show); the exponents' round-off (at most 2 K eps sum_k |left_k right_k|, relative on the
+    value, times f) within IDENTITY_RTOL here, where that sum is at most 4 K and f at most 10."""
     (n, K), w, d = left.shape, len(right), C.shape[1]
-    values = np.exp(left @ right.T)
     memory = np.full(n * K + 2 * compiled_module.TERMS, np.nan)
     given = memory[:n * K].reshape((n, K))
     given[...] = left
-    out = np.full((n, d), np.nan)
+    out = np.full((len(factors), n, d), np.nan)
     gaussian_tile(given, right, C, scale, np.full(compiled_module.transposed_size(K, w), np.nan),
-                  np.full((d, w), np.nan), out)
-    return bool(np.all(np.abs(out - values @ (C * scale)) <= tolerances.IDENTITY_RTOL * (values @ np.abs(C * scale))
-                       + tolerances.UNDERFLOW_ATOL))
+                  np.full((d, w), np.nan), out, factors, mask)
+    agree = []
+    for f, products in zip(factors, out):
+        values = np.exp(f * (left @ right.T)) * (1 if mask is None else mask)
+        agree.append(np.all(np.abs(products - values @ (C * scale)) <= tolerances.IDENTITY_RTOL * (values @ np.abs(C * scale))
+                            + tolerances.UNDERFLOW_ATOL))
+    return bool(all(agree))
 
 
 def _every_small_tile(gaussian_tile) -> bool:
     """``_tile_agrees`` on every count of rows up to ``2 ROWS + 1`` and of terms up to ``2 TERMS + 1``, 9 stored
-    points and d = 3."""
+    points and d = 3; and on every count of rows with d = 1 to 3 (an odd last column), two factors and a mask that
+    keeps every other term (a single row: a truncated block of one round)."""
     agree = []
     for n in range(1, 2 * compiled_module.ROWS + 2):
         for K in range(1, 2 * compiled_module.TERMS + 2):
             rng = np.random.default_rng([n, K])
             agree.append(_tile_agrees(gaussian_tile, rng.uniform(-1, 1, (n, K)), rng.uniform(-1, 1, (9, K)),
                                       rng.standard_normal((9, 3)), 0.7))
+        for d in (1, 2, 3):
+            rng = np.random.default_rng([n, d])
+            mask = (np.add.outer(np.arange(n), np.arange(7)) % 2).astype(bool)
+            agree.append(_tile_agrees(gaussian_tile, rng.uniform(-1, 1, (n, 4)), rng.uniform(-1, 1, (7, 4)),
+                                      rng.standard_normal((7, d)), 0.7, (1.0, 0.6), mask))
     return all(agree)
 
 
@@ -313,26 +287,104 @@ def _every_small_tile(gaussian_tile) -> bool:
       "e0[j] += a00 * b0 + a01 * b1 + a02 * b2 + a03 * b3 + a04 * b4"), "_exponent_rows"),
     ("the first group's sums added to what the memory held", ("e3[j] = a30 * b0", "e3[j] += a30 * b0"), "_exponent_rows"),
     ("the fourth row of a group read as the third", ("min(r + 3, n - 1)", "min(r + 2, n - 1)"), "_exponent_rows"),
-    ("the second group of four rows exponentiated into the first's", ("values[g + a]", "values[a]"), "_gaussian_tile"),
     ("the last group's terms past K read from past left's row", ("min(k + 5, K - 1)       #", "k + 5       #"),
      "_exponent_rows"),
+    ("the second group of four rows exponentiated into the first's", ("i = g + a", "i = a"), "_gaussian_tile"),
     ("a transposed operand one stored point short", ("        for j in range(w):\n            RT[k, j] = right[j, k]",
                                                     "        for j in range(w - 1):\n            RT[k, j] = right[j, k]"),
      "_gaussian_tile"),
+    ("every factor taken as the first", ("_exp_row(exponents[a, :w], factors[f], values[f, i])",
+                                         "_exp_row(exponents[a, :w], factors[0], values[f, i])"), "_gaussian_tile"),
+    ("every factor's products into the first's", ("_dot_rows(values[f], CT, out[f], r, rows)",
+                                                  "_dot_rows(values[f], CT, out[0], r, rows)"), "_gaussian_tile"),
+    ("the mask dropped for a single row", ("mask.shape[0] > 0", "mask.shape[0] > 1"), "_gaussian_tile"),
+    ("the mask of a group's first row for all its rows", ("mask[r + i, j]", "mask[r, j]"), "_gaussian_tile"),
+    ("the remainder group one row short", ("rows = min(ROWS, n - r)", "rows = min(ROWS, n - r - 1) if n - r < ROWS else ROWS"),
+     "_gaussian_tile"),
+    ("the last column of an odd d dropped", ("for e in range(0, d, 2):", "for e in range(0, d - 1, 2):"), "_dot_rows"),
+    ("row 3 of a group summed from row 2", ("t3 + v3 * c", "t3 + v2 * c"), "_dot_rows"),
 ])
-def test_a_single_gaussians_tile_on_every_small_shape_and_planted_faults(fault, planting, planted_step):
-    """The compiled tile agrees on every shape of ``_every_small_tile`` (pinned: the property above draws them
-    anywhere); each planted fault does not: the tile run as plain Python with the other steps compiled, a planted
-    ``_exponent_rows`` compiled as the module compiles it (without bounds checks: a read past ``left``'s row is
-    then what it is in the engine, not an IndexError)."""
-    import numba
+def test_a_tile_of_gaussians_on_every_small_shape_and_planted_faults(fault, planting, planted_step):
+    """The compiled tile agrees on every shape of ``_every_small_tile`` (pinned: the property above draws a single
+    masked row, or two groups of terms, in a few examples in a hundred); each planted fault, compiled as the module
+    compiles it (``_planted_tile``), does not."""
     assert _every_small_tile(compiled_module.gaussian_tile)
-    namespace = plant_fault(compiled_module, *planting)
-    if planted_step == "_exponent_rows":
-        namespace["_exponent_rows"] = numba.njit(fastmath={"contract"}, error_model="numpy")(namespace["_exponent_rows"])
-    steps = tuple(step for step in ("_exponent_rows", "_exp_row", "_dot_rows") if step != planted_step)
     with np.errstate(all="ignore"):
-        assert not _every_small_tile(_plain_tile(namespace, steps)), fault
+        assert not _every_small_tile(_planted_tile(plant_fault(compiled_module, *planting), planted_step)), fault
+
+
+def _mixed_kernels_take_the_tile() -> bool:
+    """Two Gaussians and a linear kernel: their stored rows (``apply_rows``, the block's own ``Expansion``: no stream
+    operands) equal each kernel's own rows, and MONORMA with two bandwidths (the stream's operands) equals the
+    reference; both with the two Gaussians in one compiled tile (``gaussian_tile`` called with two factors)."""
+    d = 2
+    kernels = [ovk_ref.as_kernel({"type": "gaussian_separable", "mu": 0.5, "B": [[1.0, 0.2], [0.2, 1.0]]}),
+               ovk_ref.as_kernel({"type": "gaussian_separable", "mu": 2.0, "B": [[1.0, 0.0], [0.0, 1.0]]}),
+               ovk_ref.as_kernel({"type": "linear_separable", "B": [[0.5, 0.0], [0.0, 0.5]]})]
+    rng = np.random.default_rng(0)
+    X, Z, C = rng.random((6, 3)), rng.random((40, 3)), rng.standard_normal((40, d))
+    tile, factor_counts = compiled_module.gaussian_tile, []
+
+    def counted(*arguments, factors=(1.0,), mask=None):
+        factor_counts.append(len(factors))
+        return tile(*arguments, factors=factors, mask=mask)
+
+    with mock.patch.object(compiled_module, "gaussian_tile", counted):
+        tiled = stored_rows_module.apply_rows(kernels, X, Z, C)
+        rows_agree = 2 in factor_counts
+        for kernel, rows in zip(kernels, tiled):
+            own = importlib.import_module("ovk_fast.kernel_rows").KernelRows(kernel, X, Z)
+            terms = np.max(np.abs(own.dense())) * np.sum(np.abs(C))
+            rows_agree = rows_agree and np.max(np.abs(rows - own.apply(C))) <= tolerances.IDENTITY_RTOL * terms
+        factor_counts.clear()
+        Xs, Ys = linear_related_tasks(300, p=3, d=d, seed=4)
+        fast = ovk_fast.monorma(Xs, Ys, kernels[:2], lam=0.05, eta=0.5, r=1.0)
+    reference = ovk_ref.monorma(Xs, Ys, kernels[:2], lam=0.05, eta=0.5, r=1.0)
+    try:
+        assert_same_record(fast, reference, term_scales(Xs, Ys, kernels[:2], reference, 0.5))
+    except AssertionError:
+        return False
+    return bool(rows_agree and 2 in factor_counts)
+
+
+@pytest.mark.parametrize("fault, planting, method", [
+    ("several bandwidths sent to numpy's GEMM and exp", ("compiled_gaussians = compiled.AVAILABLE and operands is not None",
+                                                         "compiled_gaussians = compiled.AVAILABLE and operands is not None "
+                                                         "and self.folded"), "_tile"),
+    ("a block's own expansion never used", ("        return None if right is None else (self.expansion.left, right)",
+                                            "        return None"), "_operands"),
+    ("two Gaussians' slots swapped beside another scalar", ("products[gaussians] =",
+                                                            "products[sorted(gaussians, reverse=len(self.scalars) > "
+                                                            "len(gaussians))] ="), "_tile"),
+])
+def test_several_gaussians_take_the_compiled_tile_and_planted_faults_in_the_routing(fault, planting, method):
+    """``_mixed_kernels_take_the_tile`` holds; each planted fault in how ``stored_rows`` routes a tile's Gaussians to
+    it (found by an adversary: the records still agree within tolerance when the compiled tile is skipped, so only
+    the count of factors shows it; the swapped slots only conform's cases showed) fails it."""
+    assert _mixed_kernels_take_the_tile()
+    planted = plant_fault(stored_rows_module, *planting)
+    with mock.patch.object(stored_rows_module.SeparableTiles, method, planted["SeparableTiles"].__dict__[method]):
+        assert not _mixed_kernels_take_the_tile(), fault
+
+
+def test_a_masked_out_infinite_value_stays_nan_as_numpys_product_gives():
+    """The tile applies its mask as numpy multiplies (``exp(800) * 0`` is NaN, not 0: the numpy path's values), so
+    both paths give the same non-finite records; planted as a choice (``0.0`` where masked out), caught."""
+    left, right, C = np.array([[800.0], [1.0]]), np.array([[1.0], [1.0]]), np.ones((2, 1))
+    mask = np.array([[False, True], [True, True]])
+
+    def masked_out_row(gaussian_tile):
+        out = np.empty((2, 1))
+        gaussian_tile(left, right, C, 1.0, np.empty(compiled_module.transposed_size(1, 2)), np.empty((1, 2)), out,
+                      mask=mask)
+        return out
+
+    with np.errstate(all="ignore"):
+        expected = (np.exp(left @ right.T) * mask) @ C
+        assert np.isnan(expected[0, 0]) and np.isnan(masked_out_row(compiled_module.gaussian_tile)[0, 0])
+        planted = _planted_tile(plant_fault(compiled_module, "values[f, i, j] * mask[r + i, j]",
+                                            "values[f, i, j] if mask[r + i, j] else 0.0"))
+        assert not np.isnan(masked_out_row(planted)[0, 0])
 
 
 def test_truncated_onorma_takes_the_masked_product_and_a_dropped_mask_is_caught():
@@ -342,17 +394,17 @@ def test_truncated_onorma_takes_the_masked_product_and_a_dropped_mask_is_caught(
     window = 40
     reference = ovk_ref.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=window)
     scales = term_scales(X, Y, [kernel], reference, 0.5)
-    products, masks = compiled_module.exp_product, []
+    tile, masks = compiled_module.gaussian_tile, []
 
-    def recorded(E, factor, CT, out, mask=None):
+    def recorded(*arguments, factors=(1.0,), mask=None):
         masks.append(mask is not None)
-        return products(E, factor, CT, out, mask)
+        return tile(*arguments, factors, mask)
 
-    with mock.patch.object(compiled_module, "exp_product", recorded):
+    with mock.patch.object(compiled_module, "gaussian_tile", recorded):
         assert_same_record(ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=window), reference, scales)
     assert masks and all(masks)
-    unmasked = lambda E, factor, CT, out, mask=None: products(E, factor, CT, out)    # noqa: E731
-    with mock.patch.object(compiled_module, "exp_product", unmasked):
+    unmasked = lambda *arguments, factors=(1.0,), mask=None: tile(*arguments, factors)    # noqa: E731
+    with mock.patch.object(compiled_module, "gaussian_tile", unmasked):
         planted = ovk_fast.onorma(X, Y, kernel, lam=0.05, eta=0.5, truncation=window)
     with pytest.raises(AssertionError, match="predictions|new_coefficients|rkhs_norm2|coefficients"):
         assert_same_record(planted, reference, scales)
@@ -393,13 +445,8 @@ def test_monorma_on_gaussian_exponents_with_distinct_outputs_and_a_zero_last_wei
 
 
 def _lone_row_unmasked():
-    product = plant_fault(compiled_module, "mask.shape[0] > 0", "mask.shape[0] > 1")["_exp_product"]
-    no_mask = np.zeros((0, 0), dtype=bool)
-
-    def exp_product(E, factor, CT, out, mask=None):
-        product(E, factor, CT, no_mask if mask is None else mask, out)
-        return out
-    return mock.patch.object(compiled_module, "exp_product", exp_product), ovk_fast
+    tile = _planted_tile(plant_fault(compiled_module, "mask.shape[0] > 0", "mask.shape[0] > 1"))
+    return mock.patch.object(compiled_module, "gaussian_tile", tile), ovk_fast
 
 
 def _last_weight_decides():
@@ -570,16 +617,16 @@ def _rows_are_the_tiles_summed(gaussian_rows) -> bool:
         expected = tiles[0].copy()
         for tile in tiles[1:]:
             expected += tile
-        out = np.full((6, 3), np.nan)
+        out = np.full((1, 6, 3), np.nan)
         bounds = np.array(list(range(0, n_z, width)) + [n_z])
         gaussian_rows(left, right, C, 0.7, bounds, np.empty(compiled_module.transposed_size(4, width)),
-                      np.empty((3, width)), np.empty((6, 3)), out)
-        agree.append(np.array_equal(out, expected))
+                      np.empty((3, width)), np.empty((1, 6, 3)), out)
+        agree.append(np.array_equal(out[0], expected))
     return all(agree)
 
 
 @pytest.mark.parametrize("fault, planting", [
-    ("the first tile added twice", ("scale, operand, CT, out)\n            continue\n", "scale, operand, CT, out)\n")),
+    ("the first tile added twice", ("unmasked, operand, CT, out)\n            continue\n", "unmasked, operand, CT, out)\n")),
     ("the last tile dropped", ("for t in range(bounds.shape[0] - 1):", "for t in range(bounds.shape[0] - 2):")),
 ])
 def test_a_blocks_tiles_in_one_call_and_planted_faults(fault, planting):
