@@ -161,37 +161,39 @@ class SeparableTiles:
 
     def _tile(self, tile: int, C: np.ndarray, mask) -> np.ndarray:
         """``[s(X, Z_tile) C_tile for each scalar s]``: an (n_scalars, n_x, d) array. With numba, the Gaussians on the
-        expansion's operands in one compiled call (``compiled.gaussian_tile``: their exponents computed once and
-        kept in cache), the other scalars by numpy."""
+        expansion's operands in one compiled call (``_compiled_gaussians``), the other scalars by numpy."""
         lo, hi = self.bounds[tile], self.bounds[tile + 1]
         X, Z = self.X, self.Z[lo:hi]
         workspace, shape = Workspace.of_this_thread(), (len(X), len(Z))
         operands = self._operands(lo, Z, workspace) if self.gaussians else None
-        compiled_gaussians = compiled.AVAILABLE and operands is not None
-        exponents, direct = None, None
-        if self.gaussians and not compiled_gaussians:
-            exponents, direct = self._exponents(operands, Z, workspace, shape)
-        inner = None
-        if self.inner:
-            inner = np.matmul(X, Z.T, out=workspace.array("inner", shape))
         products = np.empty((len(self.scalars), len(X), C.shape[1]))
-        tile_mask = None if mask is None else mask[:, lo:lo + len(Z)]
-        gaussians = [index for index, scalar in enumerate(self.scalars) if isinstance(scalar, Gaussian)]
-        if compiled_gaussians:
-            factors = [1.0 if self.folded else 1.0 / self.scalars[index].mu for index in gaussians]
-            operand, CT = workspace.tile_buffers(operands[0].shape[1], C.shape[1])
-            products[gaussians] = compiled.gaussian_tile(*operands, C[lo:lo + len(Z)], self.scale, operand, CT,
-                                                         np.empty((len(gaussians), len(X), C.shape[1])),
-                                                         factors=factors, mask=tile_mask)
-        C = C[lo:lo + len(Z)] if self.scale == 1.0 else np.multiply(C[lo:lo + len(Z)], self.scale)
+        tile_mask = None if mask is None else mask[:, lo:hi]
+        done = []
+        if compiled.AVAILABLE and operands is not None:
+            done = self._compiled_gaussians(operands, C[lo:hi], tile_mask, workspace, products)
+        exponents, direct = self._exponents(operands, Z, workspace, shape) if self.gaussians and not done else (None, None)
+        inner = np.matmul(X, Z.T, out=workspace.array("inner", shape)) if self.inner else None
+        C = C[lo:hi] if self.scale == 1.0 else np.multiply(C[lo:hi], self.scale)
         for index, scalar in enumerate(self.scalars):
-            if compiled_gaussians and index in gaussians:
+            if index in done:
                 continue
             values = self._values(scalar, exponents, direct, inner, workspace, shape)
             if mask is not None:
                 values = np.multiply(values, tile_mask, out=workspace.array("masked", shape))
             np.matmul(values, C, out=products[index])
         return products
+
+    def _compiled_gaussians(self, operands, C: np.ndarray, mask, workspace: Workspace, products: np.ndarray) -> list:
+        """The Gaussians' products of a tile (``C``: its coefficients, unscaled; ``mask``: its columns, or None) into
+        their slots of ``products``, in one compiled call on the expansion's ``operands`` (``compiled.gaussian_tile``:
+        their exponents computed once and kept in cache); returns those slots."""
+        gaussians = [index for index, scalar in enumerate(self.scalars) if isinstance(scalar, Gaussian)]
+        factors = [1.0 if self.folded else 1.0 / self.scalars[index].mu for index in gaussians]
+        operand, CT = workspace.tile_buffers(operands[0].shape[1], C.shape[1])
+        products[gaussians] = compiled.gaussian_tile(*operands, C, self.scale, operand, CT,
+                                                     np.empty((len(gaussians),) + products.shape[1:]),
+                                                     factors=factors, mask=mask)
+        return gaussians
 
     def _operands(self, lo: int, Z: np.ndarray, workspace: Workspace) -> tuple | None:
         """The expansion's ``(left, right)`` for the tile of stored points ``Z`` from ``lo``, or None where it takes

@@ -348,14 +348,14 @@ def _mixed_kernels_take_the_tile() -> bool:
 
 
 @pytest.mark.parametrize("fault, planting, method", [
-    ("several bandwidths sent to numpy's GEMM and exp", ("compiled_gaussians = compiled.AVAILABLE and operands is not None",
-                                                         "compiled_gaussians = compiled.AVAILABLE and operands is not None "
-                                                         "and self.folded"), "_tile"),
+    ("several bandwidths sent to numpy's GEMM and exp", ("if compiled.AVAILABLE and operands is not None:",
+                                                         "if compiled.AVAILABLE and operands is not None and self.folded:"),
+     "_tile"),
     ("a block's own expansion never used", ("        return None if right is None else (self.expansion.left, right)",
                                             "        return None"), "_operands"),
     ("two Gaussians' slots swapped beside another scalar", ("products[gaussians] =",
                                                             "products[sorted(gaussians, reverse=len(self.scalars) > "
-                                                            "len(gaussians))] ="), "_tile"),
+                                                            "len(gaussians))] ="), "_compiled_gaussians"),
 ])
 def test_several_gaussians_take_the_compiled_tile_and_planted_faults_in_the_routing(fault, planting, method):
     """``_mixed_kernels_take_the_tile`` holds; each planted fault in how ``stored_rows`` routes a tile's Gaussians to
