@@ -156,7 +156,7 @@ def _exponent_rows(left, RT, r, exponents, w):
     last, its sums not used), j < w: ``RT`` (K' x w) the stored points' operand transposed, its rows K.. zero up to
     a multiple of ``TERMS``. Six terms k at a time (a pass over the row of 4 sums per group of terms): a group's six
     products summed in order of k by FMA, then added to the sum of the groups before (the first group sets it); the
-    4 x 6 factors of ``left`` stay in registers, each load of ``RT`` feeds 4 rows, and the sums stay in cache (8 rows
+    4 x 6 factors of ``left`` stay in registers, each load of ``RT`` feeds 4 rows, and the sums stay in cache (4 rows
     x w), where BLAS writes the whole tile of exponents and reads it back."""
     n, K = left.shape
     i0, i1, i2, i3 = min(r, n - 1), min(r + 1, n - 1), min(r + 2, n - 1), min(r + 3, n - 1)

@@ -28,6 +28,7 @@ compiled_module = importlib.import_module("ovk_fast.compiled")
 stored_rows_module = importlib.import_module("ovk_fast.stored_rows")
 monorma_module = importlib.import_module("ovk_fast.monorma")
 onorma_module = importlib.import_module("ovk_fast.onorma")
+kernel_rows_module = importlib.import_module("ovk_fast.kernel_rows")
 
 pytestmark = pytest.mark.skipif(not compiled_module.AVAILABLE, reason="numba is not installed: no compiled kernels")
 
@@ -164,7 +165,7 @@ def _gaussian_run(n):
 
 
 def test_onorma_takes_the_compiled_kernels_and_a_planted_fault_in_each_is_caught():
-    """Where numba is installed, ONORMA's tiles take the compiled tile (``gaussian_tile``: GEMM, exp and product) and
+    """Where numba is installed, ONORMA's tiles take the compiled tile (``gaussian_tile``: exponents, exp, product) and
     its squared-loss rounds the compiled loop (so the property checks certify them); each with a planted fault fails
     the comparison with the reference: a tile that drops the fourth row of each group of ``ROWS``, a tile whose
     coefficients miss the fold ``scale`` (compiled as planted), and rounds that forget the shrink of the earlier
@@ -333,7 +334,7 @@ def _mixed_kernels_take_the_tile() -> bool:
         tiled = stored_rows_module.apply_rows(kernels, X, Z, C)
         rows_agree = 2 in factor_counts
         for kernel, rows in zip(kernels, tiled):
-            own = importlib.import_module("ovk_fast.kernel_rows").KernelRows(kernel, X, Z)
+            own = kernel_rows_module.KernelRows(kernel, X, Z)
             terms = np.max(np.abs(own.dense())) * np.sum(np.abs(C))
             rows_agree = rows_agree and np.max(np.abs(rows - own.apply(C))) <= tolerances.IDENTITY_RTOL * terms
         factor_counts.clear()
@@ -560,7 +561,7 @@ def test_the_stream_operands_are_those_of_numpys_expansion():
     assert huge.right is None and huge.left(0, 40) is None
 
 
-def _one_thread_runs_of_growing_width(references=None) -> list:
+def _one_thread_runs_of_growing_width() -> list:
     """ONORMA on one thread (its stored rows by ``gaussian_rows``) at t = 600, p = 4 (K = 6 terms, one group) then
     p = 5 (K = 7: two groups, the second padded), in the same thread's fresh ``Workspace``: with default blocks and
     tiles the last block's tile is 512 stored points wide, so scratch sized for fewer terms is too small. Returns
