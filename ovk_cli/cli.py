@@ -23,8 +23,8 @@ from ovk_cli import errors, interruption, outputs, parallel
 from ovk_ref.atomic_file import OutputError
 
 #: sub-command modules under ovk_cli.commands, in the order ``--help`` lists them
-COMMANDS = ("demo", "notebooks", "reproduce", "conform", "claims", "verify", "explain", "certify", "sensitivity",
-            "tightness")
+COMMANDS = ("demo", "notebooks", "reproduce", "conform", "vocabulary", "claims", "verify", "explain", "certify",
+            "sensitivity", "tightness")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -4,7 +4,7 @@ The vector files store every row of every stream up to ``regimes.ALL_ROUNDS_UP_T
 underflow stream would take 4 MB that way: its file stores the rows ``regimes.stored_rounds`` lists (block
 boundaries and checkpoints), every final coefficient, and ovk_ref's whole state (``ovk_ref.checkpoint``)
 after every ``CHECKPOINT_EVERY``-th round. Each run draws segments of it from its fresh-case seed and
-recomputes the ``CHECKPOINT_EVERY`` rounds after each drawn checkpoint with ovk_ref (``with_drawn_rows``),
+recomputes the ``CHECKPOINT_EVERY`` rounds after each drawn checkpoint with ovk_ref (``DrawnRows``),
 before any case is sent: the rows compared change from run to run, so no fixed pattern of unchecked rows
 exists for a fault to hide in. ovk_ref resumes bit for bit, so the recomputed rows are the rows an
 uninterrupted run gives (``tests/conformance/test_conformance_vectors.py``); where a recomputed row is also stored
@@ -71,7 +71,8 @@ def segment_inputs(case, index: int) -> tuple:
 
 class DrawnRows:
     """The segments of ``case`` drawn from ``seed`` (``segments`` of them), recomputed on ``pool`` (None: here,
-    now); ``case()`` waits for them and returns the case with their rows (``with_drawn_rows``)."""
+    now); ``case()`` waits for them and returns the case with their rows (``case`` itself when it stores every row or
+    no checkpoint)."""
 
     def __init__(self, case, seed: int, segments: int, pool=None):
         self.original, self.seed = case, seed
@@ -122,8 +123,3 @@ def _check_stored_row(case, t: int, stored: dict, recomputed: dict) -> None:
                                  f"{np.asarray(recomputed[name]).tolist()}, the vectors store "
                                  f"{np.asarray(value).tolist()}: the reference disagrees with itself")
 
-
-def with_drawn_rows(case, seed: int, segments: int, pool=None):
-    """``case`` with the rows of ``segments`` of its checkpoints' segments (drawn from ``seed``, recomputed on
-    ``pool`` or here) added to the rows compared; the case itself when it stores every row or no checkpoint."""
-    return DrawnRows(case, seed, segments, pool).case()

@@ -19,11 +19,13 @@ from pathlib import Path
 import numpy as np
 
 import ovk_ref
-from ovk_conform import tolerance
+from ovk_conform import tolerance, vocabulary
 from ovk_conform.reference import computed_on, reference_fields
 from ovk_conform.scope import Scope
 from ovk_conform.vectors import EXACT_FIELDS, FORMAT, Case, cases_in
 from ovk_ref import atomic_file
+from ovk_ref.kernels import portable
+from ovk_ref.losses import LOSSES as LOSS_CLASSES
 
 FRESH_REGIME = "fresh"
 #: at most this many calls of the implementation while shrinking one failure
@@ -39,26 +41,23 @@ def _psd(rng, d: int) -> list:
 
 
 def _kernel(rng, family: str, p: int, d: int, mu_scale: float, families: tuple) -> dict:
-    """A kernel of ``family`` (a sum's terms drawn from ``families``), bounded by about 8 for |x| <= 1."""
-    if family == "gaussian_separable":
-        return {"type": family, "mu": float(rng.uniform(0.3, 3.0)) * mu_scale, "B": _psd(rng, d)}
-    if family == "linear_separable":
-        return {"type": family, "B": _psd(rng, d)}
-    if family == "polynomial_separable":
-        return {"type": family, "degree": int(rng.integers(2, 4)), "offset": 0.5, "B": _psd(rng, d)}
-    if family == "constant_separable":
-        return {"type": family, "c": float(rng.uniform(0.2, 1.0)), "B": _psd(rng, d)}
-    if family == "linear_quadratic":
-        return {"type": family, "mu": float(rng.uniform(0.0, 1.0)), "d": d}
-    if family == "feature":
-        return {"type": family, "M": (0.5 / np.sqrt(p + 1) * rng.standard_normal((p + 1, d, 3))).tolist()}
-    terms = [str(rng.choice([name for name in families if name != "sum"])) for _ in range(2)]
-    return {"type": "sum", "terms": [{"weight": 0.5, "kernel": _kernel(rng, term, p, d, mu_scale, families)}
-                                     for term in terms]}
+    """A kernel of ``family`` (a sum's terms drawn from ``families``), bounded by about 8 for |x| <= 1: a separable
+    family's scalar fields as its scalar kernel draws them (``fresh_fields``, its bandwidth scaled by ``mu_scale``)
+    and a ``B`` of largest eigenvalue 1; another family's fields as it draws them; ValueError for an unknown one."""
+    scalar = portable.scalar_of(family)
+    if scalar is not None:
+        return {"type": family, **scalar.fresh_fields(rng, mu_scale), "B": _psd(rng, d)}
+    if family == "sum":
+        terms = [str(rng.choice([name for name in families if name != "sum"])) for _ in range(2)]
+        return {"type": "sum", "terms": [{"weight": 0.5, "kernel": _kernel(rng, term, p, d, mu_scale, families)}
+                                         for term in terms]}
+    if family not in portable.OPERATOR_FAMILIES:
+        raise ValueError(f"unknown kernel family {family!r}; known families: {', '.join(vocabulary.KERNEL_FAMILIES)}")
+    return {"type": family, **portable.OPERATOR_FAMILIES[family].fresh_fields(rng, p, d)}
 
 
-LOSSES = ({"type": "squared"}, {"type": "norm"}, {"type": "huber", "delta": 0.5},
-          {"type": "epsilon_insensitive", "epsilon": 0.2}, {"type": "hinge"}, {"type": "softmax"})
+#: every loss with the fields fresh cases use (``fresh_fields``)
+LOSSES = tuple({"type": name, **loss.fresh_fields()} for name, loss in LOSS_CLASSES.items())
 #: long fresh cases: rounds of a truncated ONORMA stream (window s <= LONG_WINDOW, or Theorem 2 with
 #: epsilon 0.1), of an untruncated one, of MONORMA, and the size of a batch; chosen so that ovk_ref computes
 #: each in a second or two (it evaluates every kept term literally: 5-25 us per kernel block)
@@ -68,16 +67,15 @@ LONG_WINDOW = 32
 #: the truncation kinds fresh cases draw: not ``listed`` (drawing it would change what every earlier seed draws),
 #: except for a scope that offers no other
 DRAWN_TRUNCATIONS = ("none", "window", "theorem2")
-#: the kernel families long streams use when the scope has one of them (the feature kernel and sums cost ovk_ref
-#: two to three times more per block; the kernel-family regime runs each family over 200 rounds)
-LONG_FAMILIES = ("gaussian_separable", "linear_separable", "polynomial_separable", "constant_separable",
-                 "linear_quadratic")
+#: the kernel families long streams use when the scope has one of them: all but the feature kernel and sums (they cost
+#: ovk_ref two to three times more per block; the kernel-family regime runs each family over 200 rounds)
+LONG_FAMILIES = tuple(name for name in vocabulary.KERNEL_FAMILIES if name not in ("feature", "sum"))
 #: the scope's ``inputs`` value of each placement of the inputs a fresh case draws
 PLACEMENTS = ("near", "offset", "scaled", "scaled")
 #: (offset, scale) of the inputs at each placement: ``x = offset + scale U``
 PLACEMENT_OFFSET_SCALE = ((0.0, 1.0), (1e6, 1.0), (0.0, 1e-4), (0.0, 1e4))
 #: the losses whose outputs are one-hot classes
-CLASS_LOSSES = ("hinge", "softmax")
+CLASS_LOSSES = vocabulary.CLASS_LOSSES
 
 
 def _families(scope, algorithm: str, long: bool) -> tuple:

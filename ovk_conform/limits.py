@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ovk_ref import truncation
+
 MIN_SECONDS = 10.0
 SECONDS_PER_ROUND = 3e-4
 SECONDS_PER_EVALUATION = 2.5e-5
@@ -26,19 +28,14 @@ DESCRIBE_SECONDS = 60.0
 TIMEOUTS_PER_ALGORITHM = 2
 
 
-def _windows(truncation, n: int) -> np.ndarray:
-    """The number of terms f_{t-1} holds at round t = 1..n (spec 5.3)."""
+def _windows(spec, n: int) -> np.ndarray:
+    """The number of terms f_{t-1} holds at round t = 1..n: at most ``t - 1`` and ``s_{t-1}`` (spec 5.3; fewer
+    after a drop of several terms, which never return)."""
     t = np.arange(1, n + 1)
-    if truncation is None:
+    schedule = truncation.from_dict(spec)
+    if schedule is None:
         return t - 1
-    if truncation["type"] == "window":
-        return np.minimum(t - 1, truncation["s"])
-    if truncation["type"] == "listed":     # at most s_{t-1} (fewer after a drop: a dropped term never returns)
-        s = np.asarray(truncation["s"][:n], dtype=float)
-    else:
-        t0, epsilon = truncation["t0"], truncation["epsilon"]
-        s = np.minimum(t, t0) + (t > t0) * np.floor(np.maximum(t - t0, 0) ** (0.5 + epsilon))
-    return np.minimum(t - 1, np.concatenate([[0], s[:-1]]))
+    return np.minimum(t - 1, np.concatenate([[0], schedule.sizes(n)[:-1]]))
 
 
 def evaluations(case) -> float:

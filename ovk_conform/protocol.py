@@ -11,13 +11,13 @@ and, optionally, ``conformance_scope``: the scope it declares (a dict, or a func
 one; ``scope.py`` says what it holds), read before it is given any case. Without one, it declares every
 case of the algorithms it offers. ``X``, ``Y`` are float64 arrays; kernels and losses arrive as portable dicts
 (``ovk_ref.kernels.portable``, ``ovk_ref.losses.as_loss``); ``truncation`` as None, an int window ``s`` or a
-callable ``t -> s_t`` (Theorem 2's schedule, or ``ListedSchedule``: one ``s_t`` per round).
+callable ``t -> s_t`` (``ovk_ref.truncation``: Theorem 2's schedule, or ``ListedSchedule``: one ``s_t`` per round).
 ``onorma``/``monorma`` return, as attributes or keys, at least ``predictions`` (and ``weights`` for MONORMA);
 ``batch_ridge`` returns the t x d coefficient array. Any other field of ``ovk_ref.records`` that is returned
 (``coefficients``, ``new_coefficients``, ``rkhs_norm2``, ``gamma``, ...) is checked too.
 
-This module uses the standard library only: the worker process (``worker.py``) loads it beside the
-implementation without loading the rest of the oracle.
+This module uses the standard library only (and ``ovk_ref.truncation`` for a truncated case): the worker process
+(``worker.py``) loads it beside the implementation without loading the rest of the oracle.
 """
 from __future__ import annotations
 
@@ -96,48 +96,14 @@ def implementation_name(implementation) -> str:
     return getattr(implementation, "__name__", None) or type(implementation).__name__
 
 
-class ListedSchedule:
-    """``s_t = s[t - 1]`` for the rounds t = 1..n of a stream: any schedule ``t -> s_t >= 1`` (spec 5.1), which
-    may shrink by several terms in one round (a window or Theorem 2's drops one at most). As in ovk_ref, round t
-    keeps the terms ``i > max over u <= t of (u - s_u)``: a dropped term never returns."""
-
-    def __init__(self, s):
-        self.s = tuple(s)
-
-    def __call__(self, t: int) -> int:
-        return self.s[t - 1]
-
-    def __repr__(self) -> str:
-        return f"ListedSchedule({list(self.s)})"
-
-
-def listed_schedule(s, rounds: int | None = None) -> ListedSchedule:
-    """The schedule of ``{"type": "listed", "s": [s_1, ..., s_n]}``: ``s`` a list of ints >= 1, one per round
-    (``rounds`` of them, when known); ValueError naming ``truncation.s`` and the rule it breaks."""
-    if not isinstance(s, list) or not s:
-        raise ValueError(f"truncation.s of a listed schedule must be a non-empty list of integers >= 1, got {s!r:.80}")
-    for t, value in enumerate(s, start=1):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"truncation.s[{t - 1}] (s_{t}) must be an integer >= 1, got {value!r:.40}")
-    if rounds is not None and len(s) != rounds:
-        raise ValueError(f"truncation.s must list one s_t per round: {rounds} rounds, got {len(s)} values")
-    return ListedSchedule(s)
-
-
 def truncation_argument(spec, rounds: int | None = None):
-    """The ``truncation`` argument for a truncation dict of a case (None when absent): ``s`` for a window,
-    ``ovk_ref.theorem2_schedule(t0, epsilon)`` for Theorem 2's schedule, a ``ListedSchedule`` for a listed one
-    (checked against the stream's ``rounds``, when given)."""
+    """The ``truncation`` argument for a portable truncation dict of a case (None when absent): the schedule of
+    ``ovk_ref.truncation.from_dict`` (checked against the stream's ``rounds``, when given) as implementations take
+    it: ``s`` for a window, the callable schedule otherwise (``Theorem2Schedule``, ``ListedSchedule``)."""
     if spec is None:
         return None
-    if spec["type"] == "window":
-        return spec["s"]
-    if spec["type"] == "theorem2":
-        import ovk_ref  # only for Theorem 2's schedule object (the worker runs without it otherwise)
-        return ovk_ref.theorem2_schedule(spec["t0"], spec["epsilon"])
-    if spec["type"] == "listed":
-        return listed_schedule(spec.get("s"), rounds)
-    raise ValueError(f"unknown truncation type {spec['type']!r}")
+    from ovk_ref import truncation  # the one truncation format (the worker loads ovk_ref only for a truncated case)
+    return truncation.from_dict(spec, rounds).argument()
 
 
 def call_arguments(arguments: dict, rounds: int | None = None) -> dict:

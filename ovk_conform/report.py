@@ -8,10 +8,9 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 import ovk_ref
-from ovk_conform import tolerance
+from ovk_conform import tolerance, versions
 from ovk_conform.protocol import ALGORITHMS
 from ovk_conform.vectors import VECTORS_VERSION
-from ovk_ref import versions
 
 #: statuses that ran the implementation and count towards coverage
 RAN = ("pass", "fail", "xfail", "xpass")

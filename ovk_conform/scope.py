@@ -25,12 +25,12 @@ from pathlib import Path
 
 import numpy as np
 
+from ovk_conform import vocabulary
 from ovk_conform.protocol import ALGORITHMS
+from ovk_ref import truncation
 
-KERNEL_FAMILIES = ("gaussian_separable", "linear_separable", "polynomial_separable", "constant_separable",
-                   "linear_quadratic", "feature", "sum")
-LOSSES = ("squared", "norm", "huber", "epsilon_insensitive", "hinge", "softmax")
-TRUNCATIONS = ("none", "window", "theorem2", "listed")
+#: the kernel families, losses and truncation kinds, from ovk_ref's definitions (``vocabulary``)
+KERNEL_FAMILIES, LOSSES, TRUNCATIONS = vocabulary.KERNEL_FAMILIES, vocabulary.LOSSES, vocabulary.TRUNCATIONS
 #: where the inputs lie: ``near`` the origin at a unit scale, ``offset`` far from the origin compared with their
 #: spread (where ``|x|^2 + |z|^2 - 2 <x, z>`` cancels), ``scaled`` to tiny or huge spreads (``input_placement``)
 INPUTS = ("near", "offset", "scaled")
@@ -74,7 +74,7 @@ def traits(case) -> dict:
     if "losses" in AXES[case.algorithm]:
         values["losses"] = {arguments["loss"]["type"]}
     if "truncations" in AXES[case.algorithm]:
-        values["truncations"] = {(arguments.get("truncation") or {"type": "none"})["type"]}
+        values["truncations"] = {truncation.kind_of(arguments.get("truncation"))}
     values["inputs"] = {input_placement(case.X)}
     return values
 

@@ -8,10 +8,9 @@ portable dicts of ``ovk_ref``. A case names its regime and its reference (``prec
 row of every field is stored, except for streams longer than ``regimes.ALL_ROUNDS_UP_TO``: their round fields
 keep the 1-based ``rounds`` listed (``null``: every round) and ``checkpoints`` holds ovk_ref's state every
 ``checkpoints.CHECKPOINT_EVERY`` rounds, from which each run recomputes rows drawn from its seed. No tolerance is
-stored: the policy is code (``ovk_conform.tolerance``). Truncation is ``{"type": "window", "s": s}``,
-``{"type": "theorem2", "t0": t0, "epsilon": epsilon}`` or ``{"type": "listed", "s": [s_1, ..., s_n]}`` (passed to
-Python implementations as ``s``, the callable ``ovk_ref.Theorem2Schedule`` or ``protocol.ListedSchedule``). Replay
-files of format ``ovk-vectors-2`` are read too.
+stored: the policy is code (``ovk_conform.tolerance``). Truncation is a portable dict of ``ovk_ref.truncation``
+(``{"type": "window", "s": s}``, ...; passed to Python implementations as ``protocol.truncation_argument`` says).
+Replay files of format ``ovk-vectors-2`` are read too.
 """
 from __future__ import annotations
 

@@ -5,8 +5,7 @@ Request (JSON, written by the oracle)::
     {"protocol": "ovk-conform-1", "algorithm": "onorma" | "monorma" | "batch_ridge", "case": "<id>",
      "inputs": {"X": [[hex, ...], ...], "Y": [[hex, ...], ...]},      # float.hex strings, row t-1 = round t
      "arguments": {"kernel" | "kernels": <portable dict(s)>, "loss": {...}, "lam": x, "eta": x, "r": x,
-                   "truncation": {"type": "window", "s": s} | {"type": "theorem2", "t0": t0, "epsilon": e}
-                                 | {"type": "listed", "s": [s_1, ..., s_n]}}}     # s_t of round t, one per round
+                   "truncation": {"type": <kind>, <its fields>}}}
 
     {"protocol": "ovk-conform-1", "describe": true}      # asked once, before any case: what do you offer?
 
@@ -17,6 +16,8 @@ Result (JSON, written by the implementation), one of::
     {"unsupported": "reason"}       # a case inside the declared scope cannot be refused: a failure too
     {"scope": {...}}                # the answer to the describe request (``scope.py``)
 
+``schemas/request.schema.json`` is the one description of the request, field by field; its kernel, loss and
+truncation parts are derived from ovk_ref's definitions (``vocabulary.py``; ``ovk-check vocabulary`` lists them).
 Numbers are JSON numbers or ``float.hex`` strings (``"0x1.8p+1"``, ``"inf"``, ``"-inf"``, ``"nan"``); a complex
 field may be sent as ``{"real": [...], "imag": [...]}`` (and fails). Field names and shapes are ovk_ref's records
 (``docs/conformance.md``). A result is read within bounds: at most ``result_size_limit(case)`` bytes (what the

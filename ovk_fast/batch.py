@@ -15,10 +15,11 @@ import math
 import numpy as np
 from scipy import linalg
 
-from ovk_fast.kernel_rows import KNOWN_SCALARS, KernelRows, scalar_matrix
+from ovk_fast import tolerances
+from ovk_fast.kernel_rows import KernelRows, scalar_matrix, vectorised
 from ovk_fast.precision import float64_only
 from ovk_fast.threads import single_blas_thread
-from ovk_ref import tolerances, validation
+from ovk_ref import validation
 from ovk_ref.batch import check_finite_gram, singular_system
 from ovk_ref.kernels import LinearQuadratic, Separable, as_kernel
 
@@ -43,7 +44,7 @@ def batch_ridge(X, Y, kernel, *, lam, precision=None) -> np.ndarray:
 def _solve(X, Y, kernel, shift):
     """``(G + shift I)^{-1} vec(Y)`` through the kernel's structure (module docstring), as a t x d array;
     ValueError (``ovk_ref.batch.check_finite_gram``) when G is not finite."""
-    if isinstance(kernel, Separable) and isinstance(kernel.scalar, KNOWN_SCALARS):
+    if isinstance(kernel, Separable) and vectorised(kernel.scalar):
         K_s = scalar_matrix(kernel.scalar, X, X)
         # G's entries are K_s[i, j] B[k, l]: all finite iff the largest product is
         check_finite_gram(bool(np.all(np.isfinite(K_s))) and math.isfinite(np.max(np.abs(K_s)) * np.max(np.abs(kernel.B))))

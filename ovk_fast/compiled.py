@@ -488,12 +488,6 @@ def _compiled() -> dict:
             "expansion_operands": sums(_expansion_operands)}
 
 
-def exp_into(x: np.ndarray, out: np.ndarray, factor: float = 1.0) -> np.ndarray:
-    """``exp(factor x)`` of a 1-d array into ``out``, by ``_exp_row`` compiled (numba must be installed)."""
-    _compiled()["exp_row"](x, factor, out)
-    return out
-
-
 def exp_upper(E: np.ndarray, out: np.ndarray, factor: float = 1.0) -> np.ndarray:
     """``exp(factor E)`` on the strict upper triangle of a square C-contiguous ``E``, into ``out`` (the rest of
     ``out`` untouched), by ``_exp_row`` compiled (numba must be installed)."""

@@ -1,8 +1,9 @@
 """Kernel rows as arrays: ``K(x_r, z_j)`` for a whole block of queries against all stored points at once.
 
 ``KernelRows(kernel, X, Z)`` dispatches on the kernel class and keeps the rows in the cheapest exact form:
-* separable terms ``k(x, z) B`` (``Separable``; ``LinearQuadratic`` = ``mu <x,z> 11^T + (1 - mu) <x,z>^2 I``,
-  spec 3.2) as the scalar matrix ``k(X, Z)`` and ``B``: applying them to coefficients is two GEMMs (spec 7.2);
+* separable terms ``k(x, z) B`` (``Separable`` with a scalar kernel that declares its vectorised form, ``vectorised``;
+  ``LinearQuadratic`` = ``mu <x,z> 11^T + (1 - mu) <x,z>^2 I``, spec 3.2) as the scalar matrix ``k(X, Z)`` (the scalar
+  kernel's own vectorised form) and ``B``: applying them to coefficients is two GEMMs (spec 7.2);
 * the feature kernel ``A(x) A(z)^T`` (spec 3.3) as the factors ``A(X)``, ``A(Z)``;
 * any other ``OperatorKernel`` as explicit d x d blocks (the generic, slower path);
 * ``WeightedSum``: the weighted parts of its terms.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ovk_fast.distances import Expansion, gaussian_exponents, squared_distances
-from ovk_ref.kernels import Constant, Feature, Gaussian, Linear, LinearQuadratic, Polynomial, Separable, WeightedSum
+from ovk_ref.kernels import Feature, Gaussian, Linear, LinearQuadratic, Polynomial, Separable, WeightedSum
 
 
 class PairGeometry:
@@ -79,24 +80,20 @@ class PairGeometry:
         return gaussian_exponents(self.sqdist, mu, self.new_array(self.sqdist.shape))
 
 
+def vectorised(scalar) -> bool:
+    """Whether a scalar kernel declares a vectorised form (``ovk_ref.kernels.scalar``: ``vectorised(pairs)``, with
+    this module's ``PairGeometry`` as the pairs); a ``Separable`` kernel with one that does not (it says
+    ``vectorised = None``, or is no family of ovk_ref's) takes the explicit-block path, through its own ``__call__``."""
+    return getattr(scalar, "vectorised", None) is not None
+
+
 def _scalar_values(scalar, geometry: PairGeometry) -> np.ndarray:
-    """``k`` on the pairs of ``geometry`` for the scalar kernels ovk_fast knows (``KNOWN_SCALARS``)."""
-    if isinstance(scalar, Gaussian):
-        exponent = geometry.exponents(scalar.mu)
-        return np.exp(exponent, out=exponent)
-    if isinstance(scalar, Linear):
-        return geometry.inner
-    if isinstance(scalar, Polynomial):
-        return (geometry.inner + scalar.offset) ** scalar.degree
-    return np.full_like(geometry.inner, scalar.c)   # Constant
-
-
-#: the scalar kernels with a vectorised form here; a Separable kernel with another scalar takes the generic path
-KNOWN_SCALARS = (Gaussian, Linear, Polynomial, Constant)
+    """``k`` on the pairs of ``geometry``, by the scalar kernel's own vectorised form (``vectorised``)."""
+    return scalar.vectorised(geometry)
 
 
 def scalar_matrix(scalar, X: np.ndarray, Z: np.ndarray) -> np.ndarray:
-    """``[k(X[r], Z[j])]`` (n_x x n_z) for a scalar kernel in ``KNOWN_SCALARS``."""
+    """``[k(X[r], Z[j])]`` (n_x x n_z) for a scalar kernel with a vectorised form."""
     return _scalar_values(scalar, PairGeometry(X, Z, bandwidths=[scalar.mu] if isinstance(scalar, Gaussian) else []))
 
 
@@ -131,7 +128,7 @@ def exponent_factor(mus) -> float:
 def separable_terms(kernel) -> list | None:
     """``K = sum_k k_k(x, z) B_k`` as ``[(scalar k_k, B_k), ...]``, or None when ``K`` has no such known form."""
     if isinstance(kernel, Separable):
-        return [(kernel.scalar, kernel.B)] if isinstance(kernel.scalar, KNOWN_SCALARS) else None
+        return [(kernel.scalar, kernel.B)] if vectorised(kernel.scalar) else None
     if isinstance(kernel, LinearQuadratic):
         d = kernel.d
         return [(Linear(), kernel.mu * np.ones((d, d))), (Polynomial(2), (1 - kernel.mu) * np.eye(d))]

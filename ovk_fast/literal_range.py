@@ -13,9 +13,10 @@ of 1e286 multiplies it, where ovk_ref's ``w s`` does not.
 
 * **Overflow.** Every number of a literal round is a product of kernel intermediates and coefficients, or a sum of
   such products: ``kernel_bound`` (a bound >= 1 on every intermediate of ovk_ref's ``K(x, z)``, per kernel family,
-  from the inputs' largest entry: spec 3) times ``max(1, N d A) max(1, d A)`` (``A`` the largest |coefficient|,
-  ``N`` the terms of an expansion) bounds every partial product and sum of the prediction
-  ``sum_i K(x, x_i) a_i``, of ``<K(x, x) a, a>`` and of ``<f(x), a>``, in any order. Below ``LIMIT`` (and norms
+  from the inputs' largest entry: spec 3; a scalar kernel's own, ``intermediate_bound``) times
+  ``max(1, N d A) max(1, d A)`` (``A`` the largest |coefficient|, ``N`` the terms of an expansion) bounds every
+  partial product and sum of the prediction ``sum_i K(x, x_i) a_i``, of ``<K(x, x) a, a>`` and of ``<f(x), a>``, in
+  any order. Below ``LIMIT`` (and norms
   below it) no order overflows.
 * **Underflow.** An operation whose result falls below float64's smallest normal number loses up to half a
   subnormal step (2^-1075) absolutely; the later factors of the round multiply that by at most the same bound. Where
@@ -32,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 from ovk_fast import compiled
-from ovk_fast.kernel_rows import KNOWN_SCALARS
-from ovk_ref.kernels import Feature, Gaussian, Linear, LinearQuadratic, Polynomial, Separable, WeightedSum
+from ovk_fast.kernel_rows import vectorised
+from ovk_ref.kernels import Feature, LinearQuadratic, Separable, WeightedSum
 
 #: the overflow bound must stay this far below float64's largest number: the norm recursion adds three bounded
 #: terms (spec 6.2), one of them doubled, and the bound is taken on ovk_fast's values, a few ulps from ovk_ref's.
@@ -41,18 +42,6 @@ from ovk_ref.kernels import Feature, Gaussian, Linear, LinearQuadratic, Polynomi
 LIMIT = float(np.finfo(float).max) / 64
 #: smallest normal float64: underflow loses at most 2^-1075 = TINY eps / 2 per operation
 TINY = float(np.finfo(float).tiny)
-
-
-def _scalar_bound(scalar, reach: np.ndarray, p: int) -> np.ndarray:
-    """A bound on every intermediate of the scalar kernel ``k(x, z)`` (spec 3.1) for entries ``|x_k| <= reach``."""
-    inner = p * reach * reach                            # |<x, z>| and its partial sums
-    if isinstance(scalar, Gaussian):                      # exp(-|x - z|^2 / mu) <= 1; an overflowing |x - z|^2 is exp(-inf) = 0
-        return np.ones_like(reach)
-    if isinstance(scalar, Linear):
-        return inner
-    if isinstance(scalar, Polynomial):
-        return np.maximum(1.0, inner + scalar.offset) ** scalar.degree
-    return np.full_like(reach, scalar.c)                  # Constant
 
 
 def finite_rounds(values: np.ndarray) -> np.ndarray:
@@ -104,8 +93,7 @@ class LiteralBound:
         if isinstance(kernel, WeightedSum):
             for _, term in kernel.terms:
                 self._find_unknown(term, X)
-        elif not (isinstance(kernel, (LinearQuadratic, Feature))
-                  or isinstance(kernel, Separable) and isinstance(kernel.scalar, KNOWN_SCALARS)):
+        elif not (isinstance(kernel, (LinearQuadratic, Feature)) or isinstance(kernel, Separable) and vectorised(kernel.scalar)):
             with np.errstate(over="ignore", invalid="ignore"):
                 largest = [np.max(np.abs(np.asarray(kernel(x, x), dtype=float))) for x in X]
             self._diagonals[id(kernel)] = np.maximum.accumulate(np.where(np.isnan(largest), np.inf, largest))
@@ -114,8 +102,8 @@ class LiteralBound:
         """A bound >= 1 on every intermediate of ovk_ref's ``kernel(x, z)`` for the inputs of each of ``rounds``."""
         reach = self.reach[rounds]
         with np.errstate(over="ignore", invalid="ignore"):
-            if isinstance(kernel, Separable) and isinstance(kernel.scalar, KNOWN_SCALARS):   # k(x, z) B
-                return np.maximum(1.0, _scalar_bound(kernel.scalar, reach, self.p)) * max(1.0, np.max(np.abs(kernel.B)))
+            if isinstance(kernel, Separable) and vectorised(kernel.scalar):   # k(x, z) B, k's bound as the family declares it
+                return np.maximum(1.0, kernel.scalar.intermediate_bound(reach, self.p)) * max(1.0, np.max(np.abs(kernel.B)))
             if isinstance(kernel, LinearQuadratic):      # mu <x,z> 11^T + (1 - mu) <x,z>^2 I
                 return np.maximum(1.0, self.p * reach * reach) ** 2
             if isinstance(kernel, Feature):              # A(x) A(z)^T, A(x) = M_0 + sum_k x_k M_k

@@ -22,7 +22,7 @@ from ovk_fast import compiled, threads
 from ovk_fast.distances import Expansion, StreamOperands, direct_squared_distances, gaussian_exponents
 from ovk_fast.kernel_rows import KernelRows, PairGeometry, bandwidths, exponent_factor, separable_terms
 from ovk_fast.threads import map_in_order
-from ovk_ref.kernels import Gaussian, Linear, Polynomial
+from ovk_ref.kernels import Constant, Gaussian, Linear, Polynomial
 
 #: stored points per tile: a 256 x 512 tile of kernel values (1 MiB) stays in a core's L2 cache from its
 #: exponent GEMM through the exp to its product with the coefficients, where the whole 256 x 5000 rows (10 MiB)
@@ -131,7 +131,7 @@ class KernelSet:
 
 
 class SeparableTiles:
-    """The stored rows of kernels ``K_k = sum_i k_ki(x, z) B_ki`` (scalars in ``KNOWN_SCALARS``).
+    """The stored rows of kernels ``K_k = sum_i k_ki(x, z) B_ki`` (scalars with a vectorised form).
 
     Per distinct scalar ``s``, ``P_s = sum_tiles s(X, Z_tile) C_tile`` (n_x x d); then
     ``out[k] = sum_s P_s Bsum_ks^T`` with ``Bsum_ks`` the sum of kernel k's ``B`` on scalar s; a tile takes its
@@ -177,7 +177,7 @@ class SeparableTiles:
         for index, scalar in enumerate(self.scalars):
             if index in done:
                 continue
-            values = self._values(scalar, exponents, direct, inner, workspace, shape)
+            values = self._values(scalar, exponents, direct, inner, workspace, Z)
             if mask is not None:
                 values = np.multiply(values, tile_mask, out=workspace.array("masked", shape))
             np.matmul(values, C, out=products[index])
@@ -214,7 +214,8 @@ class SeparableTiles:
         left, right = operands
         return np.matmul(left, right.T, out=exponents), False
 
-    def _values(self, scalar, exponents, direct, inner, workspace, shape) -> np.ndarray:
+    def _values(self, scalar, exponents, direct, inner, workspace, Z) -> np.ndarray:
+        shape = (len(self.X), len(Z))
         if isinstance(scalar, Gaussian):
             if direct:                      # the direct sum gave |x - z|^2
                 values = gaussian_exponents(exponents, scalar.mu, workspace.array("values", shape))
@@ -228,9 +229,11 @@ class SeparableTiles:
         if isinstance(scalar, Polynomial):
             values = np.add(inner, scalar.offset, out=workspace.array("values", shape))
             return np.power(values, scalar.degree, out=values)
-        values = workspace.array("values", shape)   # Constant
-        values.fill(scalar.c)
-        return values
+        if isinstance(scalar, Constant):
+            values = workspace.array("values", shape)
+            values.fill(scalar.c)
+            return values
+        return scalar.vectorised(PairGeometry(self.X, Z))   # a family without a tile form here: its own vectorised form
 
     def _gaussian_tile(self, tile: int, C: np.ndarray, products: np.ndarray) -> np.ndarray:
         """``_tile`` for a single Gaussian on the stream's operands (``gaussian_only``), without a mask: one compiled

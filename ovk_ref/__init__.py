@@ -30,7 +30,7 @@ from ovk_ref.onorma import ONORMA, onorma, onorma_prefixes
 from ovk_ref.records import MonormaRecord, OnormaRecord
 from ovk_ref.rkhs import evaluate, rkhs_norm2
 from ovk_ref.synthetic import synthetic
-from ovk_ref.truncation import FixedWindow, Theorem2Schedule, theorem2_schedule
+from ovk_ref.truncation import FixedWindow, ListedSchedule, Theorem2Schedule, theorem2_schedule
 
 #: a fresh ONORMA or MONORMA run over a whole stream, every round recorded (one function for both)
 run_onorma = run_monorma = run_stream
@@ -42,7 +42,7 @@ SPEC_VERSION = "1"
 __all__ = [
     "onorma", "ONORMA", "run_onorma", "monorma", "MONORMA", "run_monorma", "onorma_prefixes", "monorma_prefixes",
     "run_prefixes", "batch_ridge", "evaluate", "rkhs_norm2", "synthetic",
-    "OnormaRecord", "MonormaRecord", "theorem2_schedule", "Theorem2Schedule", "FixedWindow",
+    "OnormaRecord", "MonormaRecord", "theorem2_schedule", "Theorem2Schedule", "FixedWindow", "ListedSchedule",
     "OperatorKernel", "Separable", "LinearQuadratic", "Feature", "WeightedSum", "Gaussian", "Linear",
     "Polynomial", "Constant", "gaussian_separable", "paper_J", "random_feature", "kernel_from_dict",
     "as_kernel", "gram", "Loss", "as_loss", "DivergenceWarning", "DivergenceError", "save_learner", "load_learner",

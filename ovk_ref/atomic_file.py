@@ -9,6 +9,9 @@ names the path and the errno. A kill (SIGKILL, power loss) can leave the tempora
 ``NAME``; the next write of ``NAME`` removes it (``remove_abandoned``: on POSIX a writer holds a lock on its
 temporary file, which the system drops when the writer ends, however it ends). A path that exists and is not a
 regular file (``/dev/stdout``, ``/dev/null``, a FIFO) cannot be replaced by a rename: it is written in place.
+
+It lives in ovk_ref because the reference's checkpoint (``save_learner``) writes through it and every package above
+does too: the bottom layer is the one place all of them can import (docs/architecture.md).
 """
 from __future__ import annotations
 

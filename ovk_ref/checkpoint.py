@@ -10,8 +10,8 @@ The file::
 The state holds every field of the learner's state class (``ovk_ref.learner_state``), each written as its
 ``Form`` says. Numbers of the state are strings: ``float.hex`` in float64, decimal strings with enough digits to give back
 every bit at ``precision`` digits (mpmath). Kernels and losses are in their portable dict forms
-(``ovk_ref.kernels.portable``), truncation as ``{"type": "window", "s": s}`` or
-``{"type": "theorem2", "t0": t0, "epsilon": epsilon}``. A file that is not such a checkpoint, has another
+(``ovk_ref.kernels.portable``), truncation in its portable form (``ovk_ref.truncation``: a window, Theorem 2's
+schedule or a listed one). A file that is not such a checkpoint, has another
 version, or whose content does not match its digest, is refused with a ValueError before anything is built.
 """
 from __future__ import annotations
@@ -24,12 +24,11 @@ from pathlib import Path
 import mpmath
 import numpy as np
 
-from ovk_ref import atomic_file, validation
+from ovk_ref import atomic_file, truncation, validation
 from ovk_ref.kernels import kernel_from_dict
 from ovk_ref.learner_state import Form
 from ovk_ref.monorma import MONORMA
 from ovk_ref.onorma import ONORMA
-from ovk_ref.truncation import FixedWindow, Theorem2Schedule
 
 FORMAT = "ovk-learner-checkpoint"
 VERSION = 1
@@ -86,24 +85,14 @@ def _portable_kernel(kernel, name: str) -> dict:
 
 
 def _truncation_to_dict(schedule):
-    if schedule is None:
-        return None
-    if isinstance(schedule, FixedWindow):
-        return {"type": "window", "s": schedule.s}
-    if isinstance(schedule, Theorem2Schedule):
-        return {"type": "theorem2", "t0": schedule.t0, "epsilon": schedule.epsilon}
-    raise TypeError(f"truncation {schedule!r} cannot be saved: only None, an int window and "
-                    "ovk_ref.theorem2_schedule(t0, epsilon) have a portable form")
+    try:
+        return truncation.to_dict(schedule)
+    except TypeError as error:
+        raise TypeError(f"{error}: this learner cannot be saved") from None
 
 
 def _truncation_from_dict(spec, where: str):
-    if spec is None:
-        return None
-    if isinstance(spec, dict) and spec.get("type") == "window" and spec.keys() == {"type", "s"}:
-        return FixedWindow(spec["s"])
-    if isinstance(spec, dict) and spec.get("type") == "theorem2" and spec.keys() == {"type", "t0", "epsilon"}:
-        return Theorem2Schedule(spec["t0"], spec["epsilon"])
-    raise ValueError(f"checkpoint field {where} must be None, a window or a theorem2 dict, got {validation.shown(spec)}")
+    return truncation.from_dict(spec, where=f"checkpoint field {where}")
 
 
 def _onorma_parameters(learner) -> dict:

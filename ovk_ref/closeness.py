@@ -10,7 +10,8 @@ non-finite entry (inf with inf, nan with nan); a non-finite entry where the othe
 error.
 
 Users: the conformance oracle's field comparison (``ovk_conform.runner``), the claims' identities
-(``proofs_check.claims.common.close``), the tests' comparisons of two engines or two runs (``assert_close``).
+(``proofs_check.claims.common.close``), the tests' comparisons of two engines or two runs (``assert_close`` in
+tests/shared/closeness.py).
 """
 from __future__ import annotations
 
@@ -70,17 +71,3 @@ def _per_row(scale, error: np.ndarray):
         return scale.reshape((-1,) + (1,) * (error.ndim - 1))
     return scale
 
-
-def assert_close(actual, desired, tolerance_class: ToleranceClass, scale=None, what: str = "values") -> None:
-    """AssertionError naming ``what``, the first row that differs, the error and the tolerance, unless ``actual``
-    and ``desired`` (same shape) are close."""
-    actual, desired = np.asarray(actual, dtype=float), np.asarray(desired, dtype=float)
-    assert actual.shape == desired.shape, f"{what}: shape {actual.shape} != {desired.shape}"
-    error, allowed, rows = bad_rows(actual, desired, tolerance_class, scale)
-    if rows.size:
-        row = int(rows[0])
-        at = (row,) if error.ndim else ()
-        raise AssertionError(
-            f"{what}: {rows.size} row(s) differ, the first at row {row + 1} (1-based): {actual[at].tolist()} != "
-            f"{desired[at].tolist()} (error {float(np.max(error[at])):.3g} > {tolerance_class.name} tolerance "
-            f"{float(np.min(allowed[at])):.3g} = rtol {tolerance_class.rtol:g} x scale + atol {tolerance_class.atol:g})")

@@ -1,7 +1,13 @@
 """Losses ``l(z, y)`` with ``z`` the prediction, their (sub)gradients in ``z`` and Lipschitz constants (spec 4).
 
-Each loss has ``value(z, y)``, ``gradient(z, y)`` (a deterministic subgradient selection at kinks,
-as tabulated in spec 4), ``lipschitz`` (``C``, or None when not globally Lipschitz) and ``to_dict()``.
+A loss is a subclass of ``Loss`` listed in ``LOSSES``, and declares on itself everything the project needs to know
+about it: ``name`` (its portable dict's ``"type"``), ``fields`` (the dict's other fields, the constructor's
+parameters, each with the JSON Schema of its value), ``value(z, y)``, ``gradient(z, y)`` (a deterministic subgradient
+selection at kinks, as tabulated in spec 4), ``lipschitz`` (``C``, or None when not globally Lipschitz),
+``one_hot_targets`` (classification: ``y = e_c``), ``exact_value(fields, z, y)`` and ``exact_gradient(fields, z, y)``
+(sympy, from the formulas, not from ``value``/``gradient``: the claims compare the two), ``strategy()`` (a
+Hypothesis strategy of its name or portable dict) and ``fresh_fields()`` (the fields the conformance oracle's fresh
+cases use). sympy and Hypothesis are imported by the methods that need them.
 """
 from __future__ import annotations
 
@@ -13,16 +19,31 @@ import numpy as np
 
 from ovk_ref import arithmetic, validation
 
+#: Hypothesis' float options of every drawn parameter (no NaN, infinity or subnormal)
+FLOATS = dict(allow_nan=False, allow_infinity=False, allow_subnormal=False)
 
-def _norm(r):
+
+def norm(r):
     """``||r||``; in float64 by ``math.hypot``, since ``sqrt(r . r)`` underflows to 0 for ``||r|| < 1e-154``."""
     if arithmetic.is_multiprecision(r):
         return arithmetic.sqrt(np.dot(r, r))
     return math.hypot(*r)
 
 
+def _exact_norm(r):
+    import sympy as sp
+    return sp.sqrt(sum(v**2 for v in r))
+
+
+def _class_of(y) -> int:
+    """``c`` of a one-hot target ``y = e_c``."""
+    return list(y).index(1)
+
+
 class Loss:
     name: str
+    #: field -> JSON Schema of its value, in the portable dict's order
+    fields: dict = {}
     lipschitz: float | None = None
     #: classification losses take one-hot targets ``y = e_c``
     one_hot_targets = False
@@ -34,6 +55,26 @@ class Loss:
         raise NotImplementedError
 
     def params(self) -> dict:
+        return {name: getattr(self, name) for name in self.fields}
+
+    @staticmethod
+    def exact_value(fields: dict, z, y):
+        """``l(z, y)`` in sympy from the dict's field values, ``z`` and ``y`` (sympy column matrices, exact)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def exact_gradient(fields: dict, z, y):
+        """The (sub)gradient spec 4 tabulates, its selection at kinks included, as a sympy column matrix."""
+        raise NotImplementedError
+
+    @classmethod
+    def strategy(cls):
+        """A Hypothesis strategy of the loss's name (no field) or portable dict."""
+        from hypothesis import strategies as st
+        return st.just(cls.name)
+
+    @staticmethod
+    def fresh_fields() -> dict:
         return {}
 
     def to_dict(self) -> dict:
@@ -64,6 +105,15 @@ class Squared(Loss):
     def gradient(self, z, y):
         return z - y
 
+    @staticmethod
+    def exact_value(fields, z, y):
+        r = z - y
+        return r.dot(r) / 2
+
+    @staticmethod
+    def exact_gradient(fields, z, y):
+        return z - y
+
 
 class Norm(Loss):
     """``||z - y||``, subgradient ``r / ||r||`` and 0 at ``r = 0``; ``C = 1``."""
@@ -72,18 +122,29 @@ class Norm(Loss):
     lipschitz = 1.0
 
     def value(self, z, y):
-        return _norm(z - y)
+        return norm(z - y)
 
     def gradient(self, z, y):
         r = z - y
-        length = _norm(r)
+        length = norm(r)
         return r * 0 if length == 0 else r / length
+
+    @staticmethod
+    def exact_value(fields, z, y):
+        return _exact_norm(z - y)
+
+    @staticmethod
+    def exact_gradient(fields, z, y):
+        import sympy as sp
+        r = z - y
+        return sp.zeros(len(z), 1) if _exact_norm(r) == 0 else r / _exact_norm(r)
 
 
 class Huber(Loss):
     """``0.5 ||r||^2`` if ``||r|| <= delta`` else ``delta ||r|| - delta^2 / 2``; ``C = delta``."""
 
     name = "huber"
+    fields = {"delta": {"type": "number", "exclusiveMinimum": 0}}
 
     def __init__(self, delta=1.0):
         self.delta = validation.positive("delta", delta)
@@ -91,40 +152,74 @@ class Huber(Loss):
 
     def value(self, z, y):
         r = z - y
-        length = _norm(r)
+        length = norm(r)
         delta = arithmetic.lift(self.delta, length)
         return np.dot(r, r) / 2 if length <= delta else delta * length - delta**2 / 2
 
     def gradient(self, z, y):
         r = z - y
-        length = _norm(r)
+        length = norm(r)
         delta = arithmetic.lift(self.delta, length)
         return r if length <= delta else r * delta / length
 
-    def params(self) -> dict:
-        return {"delta": self.delta}
+    @staticmethod
+    def exact_value(fields, z, y):
+        r, delta = z - y, fields["delta"]
+        return r.dot(r) / 2 if _exact_norm(r) <= delta else delta * _exact_norm(r) - delta**2 / 2
+
+    @staticmethod
+    def exact_gradient(fields, z, y):
+        r, delta = z - y, fields["delta"]
+        return r if _exact_norm(r) <= delta else delta * r / _exact_norm(r)
+
+    @classmethod
+    def strategy(cls):
+        from hypothesis import strategies as st
+        return st.builds(lambda delta: {"type": "huber", "delta": delta}, st.floats(0.05, 2.0, **FLOATS))
+
+    @staticmethod
+    def fresh_fields():
+        return {"delta": 0.5}
 
 
 class EpsilonInsensitive(Loss):
     """``max(0, ||r|| - epsilon)``, subgradient 0 if ``||r|| <= epsilon`` else ``r / ||r||``; ``C = 1``."""
 
     name = "epsilon_insensitive"
+    fields = {"epsilon": {"type": "number", "minimum": 0}}
     lipschitz = 1.0
 
     def __init__(self, epsilon=0.1):
         self.epsilon = validation.non_negative("epsilon", epsilon)
 
     def value(self, z, y):
-        excess = _norm(z - y) - arithmetic.lift(self.epsilon, z[0])
+        excess = norm(z - y) - arithmetic.lift(self.epsilon, z[0])
         return excess if excess > 0 else excess * 0
 
     def gradient(self, z, y):
         r = z - y
-        length = _norm(r)
+        length = norm(r)
         return r * 0 if length <= arithmetic.lift(self.epsilon, length) else r / length
 
-    def params(self) -> dict:
-        return {"epsilon": self.epsilon}
+    @staticmethod
+    def exact_value(fields, z, y):
+        import sympy as sp
+        return sp.Max(0, _exact_norm(z - y) - fields["epsilon"])
+
+    @staticmethod
+    def exact_gradient(fields, z, y):
+        import sympy as sp
+        r = z - y
+        return sp.zeros(len(z), 1) if _exact_norm(r) <= fields["epsilon"] else r / _exact_norm(r)
+
+    @classmethod
+    def strategy(cls):
+        from hypothesis import strategies as st
+        return st.builds(lambda eps: {"type": "epsilon_insensitive", "epsilon": eps}, st.floats(0.0, 1.0, **FLOATS))
+
+    @staticmethod
+    def fresh_fields():
+        return {"epsilon": 0.2}
 
 
 def _rival(z, c):
@@ -161,6 +256,23 @@ class Hinge(Loss):
             u[c] -= 1
         return u
 
+    @staticmethod
+    def exact_value(fields, z, y):
+        import sympy as sp
+        c = _class_of(y)
+        return sp.Max(0, 1 + max(z[k] for k in range(len(z)) if k != c) - z[c])
+
+    @staticmethod
+    def exact_gradient(fields, z, y):
+        import sympy as sp
+        c = _class_of(y)
+        rival = max((k for k in range(len(z)) if k != c), key=lambda k: (z[k], -k))   # first argmax over k != c
+        gradient = sp.zeros(len(z), 1)
+        if 1 + z[rival] - z[c] <= 0:
+            return gradient
+        gradient[rival], gradient[c] = 1, -1
+        return gradient
+
 
 class Softmax(Loss):
     """Softmax cross-entropy ``log sum_k exp(z_k) - z_c`` for ``y = e_c``; gradient ``softmax(z) - e_c``; ``C = sqrt(2)``."""
@@ -177,7 +289,19 @@ class Softmax(Loss):
         weights = arithmetic.exp(z - max(z))
         return weights / np.sum(weights) - y
 
+    @staticmethod
+    def exact_value(fields, z, y):
+        import sympy as sp
+        return sp.log(sum(sp.exp(v) for v in z)) - z[_class_of(y)]
 
+    @staticmethod
+    def exact_gradient(fields, z, y):
+        import sympy as sp
+        exponentials = [sp.exp(v) for v in z]
+        return sp.Matrix([e / sum(exponentials) for e in exponentials]) - y
+
+
+#: name -> loss, in the order the claims draw them and the schemas list them
 LOSSES = {cls.name: cls for cls in (Squared, Norm, Huber, EpsilonInsensitive, Hinge, Softmax)}
 
 

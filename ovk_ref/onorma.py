@@ -25,8 +25,9 @@ from ovk_ref.records import OnormaRecord
 class ONORMA(OnlineLearner):
     """Online learner: ``learn_one(x, y)`` runs one round, ``predict_one(x)`` evaluates ``f_t(x)``.
 
-    ``truncation`` is None, an int window ``s >= 1``, or a callable ``t -> s_t``
-    (``ovk_ref.theorem2_schedule`` builds the schedule of Theorem 2). ``precision`` is None for
+    ``truncation`` is None, an int window ``s >= 1``, a schedule of ``ovk_ref.truncation`` or its portable dict
+    (``ovk_ref.theorem2_schedule`` builds the schedule of Theorem 2, ``ListedSchedule`` lists one ``s_t`` per
+    round), or any callable ``t -> s_t`` (which a checkpoint cannot save). ``precision`` is None for
     float64 or a number of decimal digits for mpmath. ``on_divergence`` ("warn" or "raise") and
     ``divergence_bound`` say what a divergent round does (``ovk_ref.divergence``). ``p`` fixes the input
     dimension from the start for a kernel that takes any (otherwise the first example fixes it).

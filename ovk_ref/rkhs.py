@@ -10,7 +10,9 @@ from ovk_ref import arithmetic, validation
 from ovk_ref.kernels import as_kernel
 
 
-def _expansion(kernel, X, coefficients):
+def expansion(kernel, X, coefficients):
+    """``(kernel, X, coefficients)`` of an expansion ``f = sum_i K(., x_i) a_i``, checked (ValueError naming the
+    argument) and in the coefficients' arithmetic."""
     kernel = as_kernel(kernel)
     X = validation.finite_matrix("X", X)
     if not arithmetic.is_multiprecision(coefficients):
@@ -24,7 +26,7 @@ def _expansion(kernel, X, coefficients):
 
 def evaluate(kernel, X_train, coefficients, X_new) -> np.ndarray:
     """``f(x) = sum_i K(x, x_i) a_i`` at every row of ``X_new`` (spec 1, E3): an (n_new x d) array."""
-    kernel, X_train, coefficients = _expansion(kernel, X_train, coefficients)
+    kernel, X_train, coefficients = expansion(kernel, X_train, coefficients)
     X_new = validation.finite_matrix("X_new", X_new)
     if X_new.shape[1] != X_train.shape[1]:
         raise ValueError(f"X_new must have the same number of columns as X_train ({X_train.shape[1]}), got {X_new.shape[1]}")
@@ -34,6 +36,6 @@ def evaluate(kernel, X_train, coefficients, X_new) -> np.ndarray:
 
 def rkhs_norm2(kernel, X, coefficients):
     """``||f||_H^2 = vec(A)^T G vec(A)`` (spec 2.3), with ``vec(A) = A.ravel()`` point-major."""
-    kernel, X, coefficients = _expansion(kernel, X, coefficients)
+    kernel, X, coefficients = expansion(kernel, X, coefficients)
     a = coefficients.reshape(-1)
     return a @ kernel.gram(X) @ a

@@ -11,9 +11,6 @@ and shared by all its examples (each task is a fixed function, as in EMP 2005's 
 number of inputs ``p`` may differ from 20 (``p >= 5``: coordinates 6..p are distractors); no noise by
 default (the paper states none; ``noise > 0`` adds ``N(0, noise^2)`` to every output). The draws, from one
 ``numpy.random.default_rng(seed)``: the ``d x 7`` weights first, then the ``n x p`` inputs, then the noise.
-
-``linear_related_tasks`` is NOT the paper's data: it is the generator this project used before it had the
-paper's (linear related tasks with noise), kept for tests that need inputs of any width, ``p < 5`` included.
 """
 from __future__ import annotations
 
@@ -45,8 +42,7 @@ def synthetic(n: int, p: int = 20, d: int = 4, *, seed: int = 0, noise: float = 
     try:
         p = validation.integer("p", p, minimum=len(NAMED_INPUTS))
     except ValueError:
-        raise ValueError(f"p must be >= {len(NAMED_INPUTS)}: phi reads x_1..x_5 (spec 3.4), got {p!r}; for a test "
-                         "stream of any width use ovk_ref.synthetic.linear_related_tasks (not the paper's data)") from None
+        raise ValueError(f"p must be >= {len(NAMED_INPUTS)}: phi reads x_1..x_5 (spec 3.4), got {p!r}") from None
     d = validation.integer("d", d, minimum=1)
     seed = validation.integer("seed", seed, minimum=0)
     noise = validation.non_negative("noise", noise)
@@ -58,23 +54,3 @@ def synthetic(n: int, p: int = 20, d: int = 4, *, seed: int = 0, noise: float = 
         Y = Y + noise * rng.standard_normal((n, d))
     return (X, Y, W) if return_weights else (X, Y)
 
-
-def linear_related_tasks(n: int, p: int = 20, d: int = 4, *, seed: int = 0, task_spread: float = 0.5,
-                         noise: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
-    """NOT the paper's data (that is ``synthetic``): our former stand-in, for test streams of any width p >= 1.
-
-    Inputs uniform on ``[0, 1]^p``; output ``l`` is ``w_l . (x - 1/2) / sqrt(p) + noise``, with related task
-    weights ``w_l = w_0 + v_l``, ``w_0 ~ N(0, I_p)``, ``v_l ~ N(0, task_spread^2 I_p)``, noise ``N(0, noise^2)``.
-    """
-    n = validation.integer("n", n, minimum=1)
-    p = validation.integer("p", p, minimum=1)
-    d = validation.integer("d", d, minimum=1)
-    seed = validation.integer("seed", seed, minimum=0)
-    task_spread = validation.non_negative("task_spread", task_spread)
-    noise = validation.non_negative("noise", noise)
-    rng = np.random.default_rng(seed)
-    shared = rng.standard_normal(p)
-    weights = shared[None, :] + task_spread * rng.standard_normal((d, p))
-    X = rng.uniform(0.0, 1.0, size=(n, p))
-    Y = (X - 0.5) @ weights.T / np.sqrt(p) + noise * rng.standard_normal((n, d))
-    return X, Y

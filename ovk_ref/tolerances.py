@@ -54,33 +54,6 @@ FLOAT64_VS_MPMATH_RTOL = 1e-9
 #: run silently fell back to float64 (error ~1e-16).
 MPMATH_VS_EXACT_RTOL = 1e-40
 
-# --- ovk_fast's solvers (checked against the reference) -------------------------------------------------
-#: ovk_fast's separable batch solver (spec 7.2) and its ONORMA block solve (squared loss) solve the columns whose
-#: eigenvalues of B differ by at most this, relative to max|eig(B)|, with one factor (the paper's J has only two distinct
-#: eigenvalues, which eigh returns a few ulps apart). Using one value for a group perturbs the system by
-#: this relative amount, the size of the solver's own round-off and 100x below IDENTITY_RTOL.
-EIGENVALUE_TIE = 1e-12
-
-#: ovk_fast's compiled exp (``ovk_fast.compiled``) against the platform's libm ``math.exp``, in units in the last
-#: place of libm's value: each is within 1 ulp of the exact value (ours: Cody-Waite reduction, 1 + s + s^2/2 + s^3 q(s)
-#: with q a degree-8 fit (CUBIC_TAIL_FIT), one rounding into the subnormals; measured at most 1 ulp from glibc's on
-#: 5e5 points of [-750, 712], as numpy's own exp), so at most 2 apart; a wrong coefficient or reduction is off by
-#: thousands of ulps.
-COMPILED_EXP_ULPS = 2
-#: the largest relative error of the compiled exp's reduced-range polynomial ``e^s = 1 + s + s^2/2 + s^3 q(s)``
-#: (``ovk_fast.compiled._CUBIC_TAIL``) on |s| <= ln2 / 2: the fit's own, at 50 digits, before any float64 rounding
-#: (3.3e-17 measured on 4001 points; a third of an ulp), so that the rounding of its evaluation stays within
-#: COMPILED_EXP_ULPS
-CUBIC_TAIL_FIT = 3.4e-17
-
-# --- inequalities that can hold with equality ----------------------------------------------------
-#: relative margin for an inequality checked in float64 whose two sides can tie (spec 11
-#: "Tolerances"), e.g. the subgradient inequality on an affine piece of a loss, or convexity on a
-#: segment where the loss is linear: both sides are a few float64 operations on the same numbers,
-#: so a tie shows as a difference of a few eps times the magnitude of the terms; 1e-12 of that
-#: magnitude covers it and is far below any real violation.
-INEQUALITY_RTOL = 1e-12
-
 # --- underflow -----------------------------------------------------------------------------------
 #: absolute floor added to float64 comparisons whose values may fall below the smallest normal
 #: number (2.2e-308), e.g. squared norms of expansions with coefficients or kernels near 1e-160:
@@ -138,9 +111,6 @@ R_MIN_MULTIPRECISION = 1e-4
 #: two float64 computations of the same quantity, relative to the size of the numbers they combine, with the
 #: absolute floor for entries that are exactly 0 in one of them (IDENTITY_RTOL, IDENTITY_ATOL)
 IDENTITY = ToleranceClass("identity", IDENTITY_RTOL, IDENTITY_ATOL, "two float64 computations of the same quantity")
-#: the same, relative to a scale the caller gives (the size of the terms), with no absolute floor
-IDENTITY_OF_SCALE = ToleranceClass("identity", IDENTITY_RTOL, 0.0,
-                                   "two float64 computations of the same quantity, relative to the given scale")
 #: two runs compared round by round whose values may be subnormal (IDENTITY_RTOL, UNDERFLOW_ATOL)
 ROUNDS = ToleranceClass("rounds", IDENTITY_RTOL, UNDERFLOW_ATOL,
                         "two runs round by round; subnormal values carry absolute precision only")

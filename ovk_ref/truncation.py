@@ -1,5 +1,25 @@
 """Truncation schedules ``t -> s_t``: after round t, ``f_t`` keeps the ``s_t`` most recent coefficients (Algorithm 1
-step 3, the optional truncation; spec 5.1 step 4, 5.3)."""
+step 3, the optional truncation; spec 5.1 step 4, 5.3), and their one portable format.
+
+A truncation is None (no truncation: the kind ``none``) or a schedule of one of ``KINDS``. Each kind is a class that
+says, beside its ``s_t``:
+
+* ``kind``: its name, the ``"type"`` of its portable dict (``{"type": "window", "s": 4}``) and its value on the
+  conformance scope's truncation axis;
+* ``fields``: the portable dict's other fields, each with its JSON Schema (the protocol's schemas are derived from
+  these: ``ovk_conform.vocabulary``);
+* ``from_fields(fields, rounds)``: the schedule of a dict's fields, checked (ValueError/TypeError naming the field);
+  ``rounds``, when known, the stream's number of rounds;
+* ``to_dict()``: the portable dict (what a checkpoint, a stored case and the ``ovk-conform-1`` request hold);
+* ``sizes(n)``: ``s_1, ..., s_n`` as an int array;
+* ``argument()``: what a Python implementation's ``truncation=`` receives for it (an int for a window, else the
+  schedule itself, a callable ``t -> s_t``).
+
+``from_dict``/``to_dict`` read and write the format (the learners, ``ovk_ref.checkpoint``, the protocol and
+``ovk_conform.limits`` all go through them); an unknown ``"type"`` raises there, naming the known ones. A new kind
+(a removal policy, say) is one class here with those members, added to ``KINDS``: the checkpoint, the protocol's
+schemas and scope, the time limits and ONORMA then take it.
+"""
 from __future__ import annotations
 
 import math
@@ -7,12 +27,51 @@ from functools import lru_cache
 from typing import Callable
 
 import mpmath
+import numpy as np
 
 from ovk_ref import tolerances, validation
 
+#: the kind of "no truncation" (a truncation of None)
+NONE = "none"
 
-class FixedWindow:
+
+class Schedule:
+    """What every kind of schedule offers (module docstring); ``__call__(t)`` is its ``s_t``."""
+
+    kind: str
+    #: field name -> JSON Schema of its value, in the portable dict's order
+    fields: dict = {}
+
+    def __call__(self, t: int) -> int:
+        raise NotImplementedError
+
+    @classmethod
+    def from_fields(cls, fields: dict, rounds: int | None = None) -> "Schedule":
+        return cls(**fields)
+
+    def params(self) -> dict:
+        return {name: getattr(self, name) for name in self.fields}
+
+    def to_dict(self) -> dict:
+        return {"type": self.kind, **self.params()}
+
+    def sizes(self, n: int) -> np.ndarray:
+        """``s_1, ..., s_n``."""
+        return np.array([self(t) for t in range(1, n + 1)], dtype=int)
+
+    def argument(self):
+        """What ovk_ref's ``truncation=`` takes for this schedule (the protocol passes it to implementations)."""
+        return self
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{name}={value!r}' for name, value in self.params().items())})"
+
+
+class FixedWindow(Schedule):
     """``s_t = s`` for every t (a window of the s most recent examples)."""
+
+    kind = "window"
+    fields = {"s": {"type": "integer", "minimum": 1}}
 
     def __init__(self, s):
         self.s = validation.integer("truncation", s, minimum=1)
@@ -20,17 +79,26 @@ class FixedWindow:
     def __call__(self, t: int) -> int:
         return self.s
 
+    def sizes(self, n: int) -> np.ndarray:
+        return np.full(n, self.s, dtype=int)
+
+    def argument(self):
+        return self.s
+
     def __repr__(self) -> str:
         return f"FixedWindow({self.s})"
 
 
-class Theorem2Schedule:
+class Theorem2Schedule(Schedule):
     """``s_t = min(t, t0) + 1[t > t0] floor((t - t0)^(1/2 + epsilon))`` with ``0 < epsilon < 1/2`` (spec 5.3).
 
     ``epsilon`` is read as the decimal it prints as (``0.1`` is 1/10, not the nearest binary float), and
     the floor is taken at ``SCHEDULE_DIGITS`` digits, so that exact powers land on their integer:
     ``(t - t0) = 32``, ``epsilon = 0.1`` gives ``32^0.6 = 8`` (float64 ``32 ** 0.6`` is 7.999...).
     """
+
+    kind = "theorem2"
+    fields = {"t0": {"type": "integer", "minimum": 1}, "epsilon": {"type": "number", "exclusiveMinimum": 0}}
 
     def __init__(self, t0, epsilon):
         self.t0 = validation.integer("t0", t0, minimum=1)
@@ -43,14 +111,14 @@ class Theorem2Schedule:
     def __call__(self, t: int) -> int:
         if t <= self.t0:
             return t
-        return self.t0 + _floor_power(t - self.t0, self.epsilon_text)
+        return self.t0 + floor_power(t - self.t0, self.epsilon_text)
 
     def __repr__(self) -> str:
         return f"Theorem2Schedule(t0={self.t0}, epsilon={self.epsilon})"
 
 
 @lru_cache(maxsize=65536)
-def _floor_power(base: int, epsilon: str) -> int:
+def floor_power(base: int, epsilon: str) -> int:
     """``floor(base^(1/2 + epsilon))`` for the decimal ``epsilon``, exact except within SCHEDULE_INTEGER_SNAP of an integer:
     read off the float64 power when that is farther than SCHEDULE_FLOAT_GUARD from every integer (the same floor),
     else evaluated at SCHEDULE_DIGITS digits."""
@@ -62,15 +130,99 @@ def _floor_power(base: int, epsilon: str) -> int:
         return int(mpmath.floor(power + tolerances.SCHEDULE_INTEGER_SNAP))
 
 
+class ListedSchedule(Schedule):
+    """``s_t = s[t - 1]`` for the rounds t = 1..n of a stream: any schedule ``t -> s_t >= 1`` (spec 5.1), which
+    may shrink by several terms in one round (a window or Theorem 2's drops one at most). Round t keeps the terms
+    ``i > max over u <= t of (u - s_u)``: a dropped term never returns. Round n + 1 has no ``s_t`` (ValueError)."""
+
+    kind = "listed"
+    fields = {"s": {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 1}}}
+
+    def __init__(self, s, rounds: int | None = None):
+        if not isinstance(s, (list, tuple)) or not s:
+            raise ValueError(f"truncation.s of a listed schedule must be a non-empty list of integers >= 1, got {s!r:.80}")
+        for t, value in enumerate(s, start=1):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"truncation.s[{t - 1}] (s_{t}) must be an integer >= 1, got {value!r:.40}")
+        if rounds is not None and len(s) != rounds:
+            raise ValueError(f"truncation.s must list one s_t per round: {rounds} rounds, got {len(s)} values")
+        self.s = tuple(s)
+
+    @classmethod
+    def from_fields(cls, fields: dict, rounds: int | None = None) -> "ListedSchedule":
+        return cls(fields["s"], rounds)
+
+    def __call__(self, t: int) -> int:
+        if not 1 <= t <= len(self.s):
+            raise ValueError(f"truncation lists s_t for rounds 1..{len(self.s)}; round {t} has none")
+        return self.s[t - 1]
+
+    def params(self) -> dict:
+        return {"s": list(self.s)}
+
+    def sizes(self, n: int) -> np.ndarray:
+        return np.array(self.s[:n], dtype=int)
+
+    def __repr__(self) -> str:
+        return f"ListedSchedule({list(self.s)})"
+
+
+#: kind -> its class, in the order the scope reports and the schemas list them (after ``none``)
+KINDS = {cls.kind: cls for cls in (FixedWindow, Theorem2Schedule, ListedSchedule)}
+
+
+def kind_names() -> tuple:
+    """Every kind's name, ``none`` first: the values of the conformance scope's truncation axis."""
+    return (NONE, *KINDS)
+
+
+def kind_of(spec) -> str:
+    """The kind of a portable truncation dict (``none`` for None)."""
+    return NONE if spec is None else spec["type"]
+
+
+def from_dict(spec, rounds: int | None = None, where: str = "truncation") -> Schedule | None:
+    """The schedule of a portable dict (None for None); ValueError naming ``where`` and the rule a malformed dict
+    breaks (an unknown ``"type"``, a missing or unknown field, a value out of range)."""
+    if spec is None:
+        return None
+    if not isinstance(spec, dict):
+        raise ValueError(f"{where} must be None or a dict with a field 'type', got {validation.shown(spec)}")
+    kind = spec.get("type")
+    if kind not in KINDS:
+        raise ValueError(f"unknown truncation type {validation.shown(kind)} in {where}; known types: {', '.join(KINDS)}")
+    cls = KINDS[kind]
+    fields = {name: value for name, value in spec.items() if name != "type"}
+    missing, unknown = set(cls.fields) - set(fields), set(fields) - set(cls.fields)
+    if missing or unknown:
+        raise ValueError(f"{where} of type {kind!r} must have the fields {sorted(cls.fields)}, got {sorted(fields)}")
+    try:
+        return cls.from_fields(fields, rounds)
+    except TypeError as error:      # a field of the wrong JSON type: a malformed dict
+        raise ValueError(str(error)) from None
+
+
+def to_dict(schedule) -> dict | None:
+    """The portable dict of a schedule (None for None); TypeError for a callable that has none."""
+    if schedule is None:
+        return None
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"truncation {schedule!r} has no portable form: only None, an int window and the schedules "
+                        f"of ovk_ref.truncation ({', '.join(cls.__name__ for cls in KINDS.values())}) have one")
+    return schedule.to_dict()
+
+
 def theorem2_schedule(t0: int, epsilon: float) -> Theorem2Schedule:
     """The truncation schedule of Theorem 2 (spec 5.3)."""
     return Theorem2Schedule(t0, epsilon)
 
 
 def as_schedule(truncation) -> Callable[[int], int] | None:
-    """None (no truncation), an int window s >= 1, or a callable ``t -> s_t``."""
+    """None (no truncation), an int window s >= 1, a portable dict, or a callable ``t -> s_t``."""
     if truncation is None or callable(truncation):
         return truncation
+    if isinstance(truncation, dict):
+        return from_dict(truncation)
     return FixedWindow(truncation)
 
 

@@ -1,8 +1,11 @@
 """Kernels and losses written out from the paper's formulas in sympy, exactly, from their portable dicts (spec 3, 4).
 
 Nothing here calls ``ovk_ref``'s kernel or loss code: a fault shared by the algorithm and the checks (a bandwidth
-read as ``2 mu``, a gradient without its normalisation) shows as a difference from these closed forms. Floats are
-read as the exact binary rationals they are (``constants.exact``); ``numeric(expr)`` evaluates at ``DIGITS``.
+read as ``2 mu``, a gradient without its normalisation) shows as a difference from these closed forms. A scalar
+kernel and a loss write their own closed form beside their code (``exact``, ``exact_value``, ``exact_gradient``:
+the formula, not a call of ``__call__``, ``value`` or ``gradient``); the operator structure (``k B``, spec 3.2's
+kernel, the feature kernel, sums) is written here. Floats are read as the exact binary rationals they are
+(``constants.exact``); ``numeric(expr)`` evaluates at ``DIGITS``.
 
 * ``kernel_block(spec, x, z)``: ``K(x, z)`` as a sympy Matrix for every kernel dict of spec 3 (sums included);
   ``absolute=True`` gives the same formula on the absolute values of every parameter and point, the size of the
@@ -15,6 +18,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ovk_ref.kernels.scalar import SCALAR_KERNELS
+from ovk_ref.losses import LOSSES
 from proofs_check.constants import exact
 
 #: decimal digits of every evaluation of a closed form
@@ -34,17 +39,17 @@ def _matrix(rows, absolute: bool) -> sp.Matrix:
     return sp.Matrix([[abs(exact(v)) if absolute else exact(v) for v in row] for row in rows])
 
 
+def _fields(cls, spec: dict) -> dict:
+    """The exact values of a portable dict's fields (a field left out: the constructor's default)."""
+    values = {**getattr(cls, "defaults", dict)(), **{name: spec[name] for name in cls.fields if name in spec}}
+    return {name: exact(value) for name, value in values.items()}
+
+
 def _scalar(kind: str, spec: dict, x, z):
-    inner = sum(a * b for a, b in zip(x, z))
-    if kind == "gaussian":      # exp(-||x - z||^2 / mu): positive, no cancellation (spec 3.1)
-        return sp.exp(-sum((a - b) ** 2 for a, b in zip(x, z)) / exact(spec["mu"]))
-    if kind == "linear":
-        return inner
-    if kind == "polynomial":
-        return (inner + exact(spec.get("offset", 0.0))) ** int(spec["degree"])
-    if kind == "constant":
-        return exact(spec["c"])
-    raise ValueError(f"kernel type must be one of spec 3's, got {kind}_separable")
+    if kind not in SCALAR_KERNELS:
+        raise ValueError(f"kernel type must be one of spec 3's, got {kind}_separable")
+    cls = SCALAR_KERNELS[kind]
+    return cls.exact(_fields(cls, spec), x, z)
 
 
 def kernel_block(spec: dict, x, z, *, absolute: bool = False) -> sp.Matrix:
@@ -78,54 +83,19 @@ def paper_gaussian(mu, d: int, x, z) -> sp.Matrix:
     return _scalar("gaussian", {"mu": mu}, _vector(x), _vector(z)) * paper_J(d)
 
 
-def _norm(r):
-    return sp.sqrt(sum(v**2 for v in r))
+def _loss(spec: dict):
+    if spec["type"] not in LOSSES:
+        raise ValueError(f"loss type must be one of spec 4's, got {spec['type']!r}")
+    return LOSSES[spec["type"]]
 
 
 def loss_value(spec: dict, z, y):
     """``l(z, y)`` of spec 4 (targets ``y = e_c`` for the hinge and softmax losses)."""
-    z, y = sp.Matrix(_vector(z)), sp.Matrix(_vector(y))
-    r, kind = z - y, spec["type"]
-    if kind == "squared":
-        return r.dot(r) / 2
-    if kind == "norm":
-        return _norm(r)
-    if kind == "huber":
-        delta = exact(spec["delta"])
-        return r.dot(r) / 2 if _norm(r) <= delta else delta * _norm(r) - delta**2 / 2
-    if kind == "epsilon_insensitive":
-        return sp.Max(0, _norm(r) - exact(spec["epsilon"]))
-    c = list(y).index(1)
-    if kind == "hinge":
-        return sp.Max(0, 1 + max(z[k] for k in range(len(z)) if k != c) - z[c])
-    if kind == "softmax":
-        return sp.log(sum(sp.exp(v) for v in z)) - z[c]
-    raise ValueError(f"loss type must be one of spec 4's, got {kind!r}")
+    cls = _loss(spec)
+    return cls.exact_value(_fields(cls, spec), sp.Matrix(_vector(z)), sp.Matrix(_vector(y)))
 
 
 def loss_gradient(spec: dict, z, y) -> sp.Matrix:
     """The (sub)gradient in ``z`` that spec 4 tabulates, with its selection at kinks."""
-    z, y = sp.Matrix(_vector(z)), sp.Matrix(_vector(y))
-    r, kind = z - y, spec["type"]
-    zero = sp.zeros(len(z), 1)
-    if kind == "squared":
-        return r
-    if kind == "norm":
-        return zero if _norm(r) == 0 else r / _norm(r)
-    if kind == "huber":
-        delta = exact(spec["delta"])
-        return r if _norm(r) <= delta else delta * r / _norm(r)
-    if kind == "epsilon_insensitive":
-        return zero if _norm(r) <= exact(spec["epsilon"]) else r / _norm(r)
-    c = list(y).index(1)
-    if kind == "hinge":
-        rival = max((k for k in range(len(z)) if k != c), key=lambda k: (z[k], -k))   # first argmax over k != c
-        if 1 + z[rival] - z[c] <= 0:
-            return zero
-        gradient = zero.copy()
-        gradient[rival], gradient[c] = 1, -1
-        return gradient
-    if kind == "softmax":
-        exponentials = [sp.exp(v) for v in z]
-        return sp.Matrix([e / sum(exponentials) for e in exponentials]) - y
-    raise ValueError(f"loss type must be one of spec 4's, got {kind!r}")
+    cls = _loss(spec)
+    return cls.exact_gradient(_fields(cls, spec), sp.Matrix(_vector(z)), sp.Matrix(_vector(y)))

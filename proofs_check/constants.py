@@ -21,6 +21,7 @@ import numpy as np
 import sympy as sp
 
 from ovk_ref.kernels import Feature, LinearQuadratic, Separable, WeightedSum, as_kernel
+from ovk_ref.kernels.scalar import symbol
 from proofs_check import kappa2_ball, tolerances
 
 #: working precision (decimal digits) of every evaluation of a constant: above tolerances.RECHECK_DIGITS,
@@ -28,17 +29,21 @@ from proofs_check import kappa2_ball, tolerances
 DIGITS = 60
 
 lam, eta, U, C, C_y, kappa2_, n = sp.symbols("lam eta U C C_y kappa2 n", positive=True)
-p, d, mu, offset, c = sp.symbols("p d mu offset c", nonnegative=True)
-degree = sp.symbols("degree", positive=True, integer=True)
+#: the symbols of the kernels' parameters, as the kernels declare them (``ovk_ref.kernels.scalar.symbol``)
+p, d, mu, offset, c, degree = (symbol(name) for name in ("p", "d", "mu", "offset", "c", "degree"))
 kappa = sp.sqrt(kappa2_)
 
 # --- kappa^2 on the box [0, 1]^p (spec 3) ------------------------------------------------------
-#: sup over [0,1]^p of a scalar kernel k(x, x): every one is maximal at x = 1 (Gaussian: constant 1)
-SCALAR_SUP = {"gaussian": sp.Integer(1), "linear": p, "polynomial": (p + offset) ** degree, "constant": c}
 #: ||J||_op of the paper's output matrix J = 0.9 I + 0.1 11^T (spec 3.1)
 J_NORM = sp.Rational(9, 10) + d / 10
-#: kappa^2 of the non-separable kernel on [0,1]^p, attained at x = 1 (spec 3.2)
-LINEAR_QUADRATIC_KAPPA2 = p * (mu * d + (1 - mu) * p)
+#: kappa^2 of the non-separable kernel on [0,1]^p, attained at x = 1 (spec 3.2; declared by the kernel)
+LINEAR_QUADRATIC_KAPPA2 = LinearQuadratic.kappa2_on_box()
+
+
+@functools.cache
+def scalar_sup(scalar_class) -> sp.Expr:
+    """``sup_{x in [0,1]^p} k(x, x)`` of a scalar kernel family, as it declares it (``sup_on_box``)."""
+    return scalar_class.sup_on_box()
 
 # --- Propositions 1-2 and Theorems 1-2 (spec 8, 10) -------------------------------------------
 U_PROP1 = C * kappa / lam
@@ -138,9 +143,8 @@ def kappa2(kernel, p_: int) -> mpmath.mpf:
 def _kappa2(portable: str, p_: int) -> mpmath.mpf:
     kernel = as_kernel(json.loads(portable))
     if isinstance(kernel, Separable):
-        scalar = kernel.scalar
-        sup = evaluate(SCALAR_SUP[scalar.name], **{"p": p_, **scalar.params()}) if SCALAR_SUP[scalar.name].free_symbols \
-            else mpmath.mpf(1)
+        scalar, sup_expr = kernel.scalar, scalar_sup(type(kernel.scalar))
+        sup = evaluate(sup_expr, **{"p": p_, **scalar.params()}) if sup_expr.free_symbols else mpmath.mpf(1)
         with mpmath.workdps(DIGITS):
             return sup * _largest_eigenvalue(kernel.B)
     if isinstance(kernel, LinearQuadratic):
@@ -154,6 +158,13 @@ def _kappa2(portable: str, p_: int) -> mpmath.mpf:
     raise TypeError(f"kernel must be one of ovk_ref's kernels (no kappa^2 formula for {type(kernel).__name__})")
 
 
+def forget_kappa2() -> None:
+    """Forget every remembered kappa^2 and its ceiling (they are computed through the kernels' code, which a planted
+    fault may change: ``proofs_check.faults``)."""
+    _kappa2.cache_clear()
+    _kappa2_ceiling.cache_clear()
+
+
 def kappa2_ceiling(kernel, p_: int) -> float:
     """The smallest float ``>= kappa2(kernel, p)``: the ``kappa2`` an instance carries, so that it still bounds
     ``||K(x,x)||_op`` (Hypothesis 1). Read off a ball of FLINT's arb where that ball decides it
@@ -164,7 +175,7 @@ def kappa2_ceiling(kernel, p_: int) -> float:
 
 @functools.lru_cache(maxsize=4096)
 def _kappa2_ceiling(portable: str, p_: int) -> float:
-    certified = kappa2_ball.certified_ceiling(as_kernel(json.loads(portable)), p_, SCALAR_SUP, LINEAR_QUADRATIC_KAPPA2,
+    certified = kappa2_ball.certified_ceiling(as_kernel(json.loads(portable)), p_, scalar_sup, LINEAR_QUADRATIC_KAPPA2,
                                               feature_blocks)
     return _exact_kappa2_ceiling(portable, p_) if certified is None else certified
 

@@ -107,21 +107,21 @@ def feature_ball(flint, blocks):
     return largest(balls)
 
 
-def ball(kernel, p: int, scalar_sups, linear_quadratic_kappa2, feature_blocks):
-    """``kappa^2`` of ``kernel`` on ``[0, 1]^p`` as an arb ball, by ``constants.kappa2``'s formulas (its ``SCALAR_SUP``,
+def ball(kernel, p: int, scalar_sup, linear_quadratic_kappa2, feature_blocks):
+    """``kappa^2`` of ``kernel`` on ``[0, 1]^p`` as an arb ball, by ``constants.kappa2``'s formulas (its ``scalar_sup``,
     ``LINEAR_QUADRATIC_KAPPA2`` and ``feature_blocks`` are passed in, so that the two paths read the same definitions and
     the same 60-digit ``K(v, v)``). Raises ``Uncertified`` where FLINT gives no enclosure."""
     flint = _flint()
     if isinstance(kernel, Separable):
         scalar = kernel.scalar
-        sup = closed_form(flint, scalar_sups[scalar.name], **{"p": p, **scalar.params()})
+        sup = closed_form(flint, scalar_sup(type(scalar)), **{"p": p, **scalar.params()})
         return sup * largest_eigenvalue(flint, np.asarray(kernel.B, dtype=float).tolist())
     if isinstance(kernel, LinearQuadratic):
         return closed_form(flint, linear_quadratic_kappa2, p=p, mu=kernel.mu, d=kernel.d)
     if isinstance(kernel, Feature):
         return feature_ball(flint, feature_blocks(kernel, p))
     if isinstance(kernel, WeightedSum):
-        return sum((flint.arb(weight) * ball(term, p, scalar_sups, linear_quadratic_kappa2, feature_blocks)
+        return sum((flint.arb(weight) * ball(term, p, scalar_sup, linear_quadratic_kappa2, feature_blocks)
                     for weight, term in kernel.terms), flint.arb(0))
     raise Uncertified(f"no ball for {type(kernel).__name__}: the 60-digit path")
 
@@ -149,7 +149,7 @@ def _precision(flint):
         flint.ctx.prec = saved
 
 
-def certified_ceiling(kernel, p: int, scalar_sups, linear_quadratic_kappa2, feature_blocks) -> float | None:
+def certified_ceiling(kernel, p: int, scalar_sup, linear_quadratic_kappa2, feature_blocks) -> float | None:
     """The smallest float ``>= kappa^2``, read off the ball when every number within ``KAPPA2_EXACT_PATH_ERROR``
     (relative) of it has the same one, hence also the 60-digit value of ``constants.kappa2``; None otherwise."""
     flint = _flint()
@@ -157,7 +157,7 @@ def certified_ceiling(kernel, p: int, scalar_sups, linear_quadratic_kappa2, feat
         return None
     with _precision(flint):
         try:
-            enclosure = ball(kernel, p, scalar_sups, linear_quadratic_kappa2, feature_blocks)
+            enclosure = ball(kernel, p, scalar_sup, linear_quadratic_kappa2, feature_blocks)
         except Uncertified:
             return None
         if not enclosure.is_finite() or not enclosure > 0:

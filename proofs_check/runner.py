@@ -12,7 +12,7 @@ another; a violation counts whatever the instance. Hypothesis may decode the sam
 sequences: it is checked once; a repeat of a non-informative one is rejected without being counted again. The worst margin is the tightest informative one. A
 verdict ``holds``/``open`` needs ``INFORMATIVE_FLOOR`` of the profile's examples to be informative: below that the run
 fails (``Verdict.meets_floor``, a count; each strategy's informative share is tested once on hundreds of draws by the
-tests, ``informative_share``). In ``ci`` and ``dev`` ``hypothesis.target`` steers the search towards small margins
+tests, tests/meta/test_strategy_quality.py). In ``ci`` and ``dev`` ``hypothesis.target`` steers the search towards small margins
 (``profiles.STEERED``).
 
 Reproducible: the search seed of a claim is derived from the claim id and the run seed
@@ -91,7 +91,7 @@ class Verdict:
     @property
     def meets_floor(self) -> bool:
         """A holds/open verdict rests on at least ``floor`` informative instances (a count: whether the strategy's
-        informative share is high enough is a property tested once with enough draws, ``informative_share``)."""
+        informative share is high enough is a property tested once with enough draws, tests/meta/test_strategy_quality.py)."""
         return self.verdict not in ("holds", "open") or self.informative >= self.floor
 
     @property
@@ -122,13 +122,8 @@ SHRINK_BUDGET = {"ci": 150, "dev": 400, "thorough": 3000}
 
 #: a holds/open verdict needs this fraction of the profile's ``max_examples`` informative (in ci, 20 of
 #: 25); the informative share of each claim's strategy is tested once, on hundreds of draws, by the test suite
-#: (``informative_share``; tests/meta/test_strategy_quality.py): a run only counts its informative instances
+#: (tests/meta/test_strategy_quality.py): a run only counts its informative instances
 INFORMATIVE_FLOOR = 0.8
-
-#: level of the one-sided binomial test that lets ``informative_share`` decide at an earlier look: each early look
-#: changes the outcome of one fixed-size measurement on every draw with probability at most this much
-SHARE_LOOK_ALPHA = 1e-3
-
 
 def informative_floor(profile: str, examples: int | None = None) -> int:
     """Informative instances a holds/open verdict needs: ``INFORMATIVE_FLOOR`` of ``examples`` (default: the
@@ -444,31 +439,6 @@ def sample(claim_id: str, count: int, seed: int = 0, shard: int = 0) -> list:
     with _without_local_constants():
         collect()
     return found
-
-
-def informative_share(claim_id: str, count: int, seed: int = 0, looks: int = 1) -> tuple:
-    """``(informative, drawn)``: the informative share of the claim's strategy on up to ``count`` distinct seeded
-    draws, measured with enough draws once (the tests), where a verify run only counts its informative instances.
-
-    The draws come in ``looks`` stages of ``count // looks`` (``sample``, shards 0, 1, ...). After each stage but the
-    last the counts so far stop the measurement when a one-sided binomial test already places the share above
-    ``INFORMATIVE_FLOOR`` (or below it) at level ``SHARE_LOOK_ALPHA``; the last stage compares the share with the floor
-    as a fixed-size measurement does. A strategy at or below the floor is thus passed at most
-    ``(looks - 1) * SHARE_LOOK_ALPHA`` more often than by one measurement on all the draws (and one above it failed at
-    most that much more often), while a strategy far from the floor stops after a stage."""
-    # scipy.stats here, not at the top: half a second of every verify's start, for the tests alone
-    from scipy import stats
-
-    claim, seen, informative = CLAIMS[claim_id], [], 0
-    for shard in range(looks):
-        instances = [instance for instance in sample(claim_id, count // looks, seed, shard) if instance not in seen]
-        seen.extend(instances)
-        informative += sum(bool(evaluate(claim, instance)[1].informative) for instance in instances)
-        drawn = len(seen)
-        if shard < looks - 1 and min(stats.binom.sf(informative - 1, drawn, INFORMATIVE_FLOOR),
-                                     stats.binom.cdf(informative, drawn, INFORMATIVE_FLOOR)) <= SHARE_LOOK_ALPHA:
-            break
-    return informative, drawn
 
 
 def verify(claim_ids=None, profile: str | None = None, impl=ovk_ref, seed: int | None = None, progress=None) -> list[Verdict]:

@@ -19,6 +19,8 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 import ovk_ref
+from ovk_ref.kernels.scalar import SCALAR_KERNELS
+from ovk_ref.losses import LOSSES
 from proofs_check import constants
 
 FLOATS = dict(allow_nan=False, allow_infinity=False, allow_subnormal=False)
@@ -121,11 +123,6 @@ integers = reused(st.integers)
 floats = reused(st.floats)
 
 
-@reused
-def class_arrays(n: int, d: int):
-    """``n`` class indices in ``0..d-1`` (one-hot targets), one integer choice each."""
-    return st.lists(integers(0, d - 1), min_size=n, max_size=n).map(lambda classes: np.array(classes, dtype=int))
-
 
 #: inputs and outputs have dimension 1 to MAX_DIMENSION
 MAX_DIMENSION = 4
@@ -160,20 +157,37 @@ def output_matrices(d: int):
     return st.one_of(st.just(d).map(lambda size: ovk_ref.paper_J(size)), psd_matrices(d))
 
 
+def scalar_parameters(family, ranges: dict) -> dict:
+    """The strategy of each parameter of a scalar kernel family: its own (``parameter_strategies``), or the one
+    ``ranges`` gives for a parameter of that name (a claim that needs, say, bandwidths in log scale)."""
+    return {name: ranges.get(name, strategy) for name, strategy in family.parameter_strategies().items()}
+
+
+def scalar_families(excluding: tuple = ()) -> list:
+    """The scalar kernel families of ``ovk_ref.kernels.scalar.SCALAR_KERNELS`` (in their order), but ``excluding``."""
+    return [family for family in SCALAR_KERNELS.values() if family not in excluding]
+
+
+def scalar_kernels(excluding: tuple = (), **ranges):
+    """A scalar kernel of every family of ``SCALAR_KERNELS`` (spec 3.1; each family's parameters drawn by its own
+    strategies, or by ``ranges`` for the parameters named there), but ``excluding``."""
+    return _scalar_kernels(tuple(scalar_families(excluding)), tuple(sorted(ranges.items())))
+
+
 @reused
-def scalar_kernels():
-    """A Gaussian, linear, polynomial or constant scalar kernel (spec 3.1)."""
-    return st.one_of(
-        st.builds(ovk_ref.Gaussian, mu=st.floats(1e-3, 1e2, **FLOATS)),
-        st.builds(ovk_ref.Linear),
-        st.builds(ovk_ref.Polynomial, degree=st.integers(1, 3), offset=st.floats(0.0, 1.0, **FLOATS)),
-        st.builds(ovk_ref.Constant, c=positive_weights()),
-    )
+def _scalar_kernels(families: tuple, ranges: tuple):
+    return st.one_of(*(st.builds(family, **scalar_parameters(family, dict(ranges))) for family in families))
+
+
+@reused
+def lists_of(elements, size: int):
+    """Lists of ``size`` draws of ``elements``."""
+    return st.lists(elements, min_size=size, max_size=size)
 
 
 @reused
 def separable_kernels(d: int):
-    """``k(x, z) B`` with a Gaussian, linear, polynomial or constant scalar kernel."""
+    """``k(x, z) B`` with a scalar kernel of any family (``scalar_kernels``)."""
     return st.builds(lambda B, scalar: ovk_ref.Separable(scalar, B), output_matrices(d), scalar_kernels())
 
 
@@ -227,15 +241,10 @@ def step_parameters(draw, max_lam: float = 10.0):
     return lam, rho / lam
 
 
-#: the regression losses of spec 4, each as a strategy of its name or portable dict, simplest first
-REGRESSION_LOSSES = {
-    "squared": st.just("squared"),
-    "norm": st.just("norm"),
-    "huber": st.builds(lambda delta: {"type": "huber", "delta": delta}, st.floats(0.05, 2.0, **FLOATS)),
-    "epsilon_insensitive": st.builds(lambda eps: {"type": "epsilon_insensitive", "epsilon": eps}, st.floats(0.0, 1.0, **FLOATS)),
-}
-#: the classification losses of spec 4 (one-hot targets, d >= 2)
-CLASSIFICATION_LOSSES = ("hinge", "softmax")
+#: the regression losses of spec 4 (``ovk_ref.losses.LOSSES``), each as its strategy of its name or portable dict
+REGRESSION_LOSSES = {name: loss.strategy() for name, loss in LOSSES.items() if not loss.one_hot_targets}
+#: the classification losses of spec 4 (one-hot targets, d >= 2), drawn by name
+CLASSIFICATION_LOSSES = tuple(name for name, loss in LOSSES.items() if loss.one_hot_targets)
 #: the losses with a Lipschitz constant (Hyp. 2): every one but the squared loss
 LIPSCHITZ_LOSSES = tuple(name for name in (*REGRESSION_LOSSES, *CLASSIFICATION_LOSSES) if ovk_ref.as_loss(name).lipschitz is not None)
 #: the losses with a continuous gradient (``smooth_losses``): for trajectory identities compared in float64 (at a kink of a non-smooth
@@ -340,17 +349,6 @@ def within_bound(Y, y_bound: float):
                     Y * (y_bound / np.maximum(norms, 1e-300) * (1 - 4 * np.finfo(float).eps)), Y)
 
 
-@st.composite
-def problems(draw, *, feature: bool = True, max_n: int = 12):
-    """A whole ONORMA instance: dict with kernel, X, Y, lam, eta, loss."""
-    d, p = draw(dimensions), draw(dimensions)
-    kernel = draw(kernels(d, p, feature=feature))
-    loss = draw(losses(d))
-    X, Y = draw(streams(p, d, loss=loss, max_n=max_n))
-    lam, eta = draw(step_parameters())
-    return {"kernel": kernel, "X": X, "Y": Y, "lam": lam, "eta": eta, "loss": loss}
-
-
 # --- claim instances: plain JSON-able dicts, so a shrunk counterexample can be pasted back ----------
 #
 # Every instance dict may hold: "kernel" (portable dict), "p", "d", "X", "Y" (lists), "lam", "eta", "loss",
@@ -413,11 +411,6 @@ def lipschitz_names(among: tuple | None) -> tuple:
     if not names:
         raise ValueError(f"among must hold a loss with a Lipschitz constant (Hyp. 2: {LIPSCHITZ_LOSSES}), got {among!r}")
     return names
-
-
-def smooth_losses(d: int):
-    """``losses(d, SMOOTH_LOSSES)``: squared, Huber, and softmax for ``d >= 2``."""
-    return losses(d, SMOOTH_LOSSES)
 
 
 @reused

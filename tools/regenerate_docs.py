@@ -36,7 +36,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ovk_ref import versions
+from ovk_conform import versions
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the pages whose pasted outputs are generated
@@ -48,7 +48,7 @@ SLOW = {
     "docs/generated/certify-theorem2.md": "ovk-check certify-theorem2 --workers 2 --table "
                                           "docs/generated/certify-theorem2.json --plot docs/theorem2-t0.png",
 }
-#: what each file of SLOW was produced with: its command, the versions and the commit (``ovk_ref.versions.record``)
+#: what each file of SLOW was produced with: its command, the versions and the commit (``ovk_conform.versions.record``)
 PROVENANCE = "docs/generated/provenance.json"
 BLOCK = re.compile(r"^<!-- generated (by|from): (.+?) -->\n(.*?)^<!-- end generated -->$", re.DOTALL | re.MULTILINE)
 SECONDS = re.compile(r"\b\d+(?:\.\d+)? s\b")

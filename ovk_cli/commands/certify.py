@@ -17,7 +17,7 @@ from pathlib import Path
 from ovk_cli import outputs
 from ovk_cli.errors import UsageError
 from ovk_cli.parallel import check_workers, default_workers
-from ovk_ref import versions
+from ovk_conform import versions
 from proofs_check.proofs import theorem2_certificate as certificate
 
 

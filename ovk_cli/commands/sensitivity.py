@@ -13,7 +13,7 @@ import ovk_ref
 from ovk_cli import outputs
 from ovk_cli.errors import UsageError
 from ovk_cli.parallel import check_workers, default_workers, map_ordered
-from ovk_ref import versions
+from ovk_conform import versions
 from proofs_check import profiles, sensitivity
 from proofs_check.claims import CLAIMS
 from proofs_check.faults import FAULTS

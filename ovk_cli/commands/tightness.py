@@ -13,7 +13,7 @@ import sys
 from ovk_cli import outputs
 from ovk_cli.errors import UsageError
 from ovk_cli.parallel import check_workers, default_workers, map_ordered
-from ovk_ref import versions
+from ovk_conform import versions
 from proofs_check.adversary import BOUND_CLAIMS, tightness
 
 

@@ -42,17 +42,6 @@ def write_manifest(folder: Path, names) -> None:
     atomic_file.write_text(folder / MANIFEST, json.dumps(manifest, indent=1) + "\n")
 
 
-def is_complete(folder) -> bool:
-    """True when ``folder`` holds a manifest and exactly the files it lists, with their recorded sha256."""
-    folder = Path(folder)
-    try:
-        files = json.loads((folder / MANIFEST).read_text())["files"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-    present = {entry.name for entry in folder.iterdir()} - {MANIFEST}
-    return present == set(files) and all(atomic_file.sha256(folder / name) == digest for name, digest in files.items())
-
-
 def _fresh_folder(out_dir: Path, kind: str) -> Path:
     """A new empty folder ``.NAME.KIND-XXXX`` beside ``out_dir``, with the permissions the umask gives (the run's
     folder ends up as if made by ``mkdir``)."""

@@ -8,11 +8,15 @@ class OperatorKernel:
     """``K(x, z)``: a d x d matrix; a function is ``f(x) = sum_i K(x, x_i) a_i`` (spec 1, E3).
 
     Subclasses set ``d`` (output dimension) and ``p`` (input dimension, or None for any) and
-    implement ``__call__`` and ``to_dict``.
+    implement ``__call__`` and ``to_dict``. A family of the portable dicts (``ovk_ref.kernels.portable``) also
+    declares ``family`` (its ``"type"``) and ``fields`` (the dict's other fields, each with the JSON Schema of its
+    value); the separable families are named by their scalar kernels (``ovk_ref.kernels.scalar``).
     """
 
     d: int
     p: int | None = None
+    family: str | None = None
+    fields: dict = {}
 
     def __call__(self, x: np.ndarray, z: np.ndarray) -> np.ndarray:
         raise NotImplementedError

@@ -14,6 +14,9 @@ from ovk_ref.kernels.base import OperatorKernel
 class Feature(OperatorKernel):
     """``M`` has shape (p + 1, d, q): ``M[0]`` is the constant term, ``M[k]`` multiplies ``x_k``."""
 
+    family = "feature"
+    fields = {"M": {"type": "array"}}
+
     def __init__(self, M):
         M = validation.finite_matrix("M", M, ndim=3)
         if M.shape[0] < 1 or M.shape[1] < 1 or M.shape[2] < 1:
@@ -42,6 +45,12 @@ class Feature(OperatorKernel):
 
     def to_dict(self) -> dict:
         return {"type": "feature", "M": self.M.tolist()}
+
+    @staticmethod
+    def fresh_fields(rng, p: int, d: int) -> dict:
+        """A typical member's fields drawn with numpy's ``rng`` (the conformance oracle's fresh cases): q = 3,
+        ``||A(x)||`` about 1 for ``|x| <= 1``."""
+        return {"M": (0.5 / np.sqrt(p + 1) * rng.standard_normal((p + 1, d, 3))).tolist()}
 
 
 def random_feature(p: int, d: int, q: int, seed: int) -> Feature:

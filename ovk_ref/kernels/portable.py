@@ -9,6 +9,11 @@ Forms::
     {"type": "linear_quadratic", "mu": 0.2, "d": 4}
     {"type": "feature", "M": [...]}                      # shape (p + 1, d, q)
     {"type": "sum", "terms": [{"weight": w, "kernel": {...}}, ...]}
+
+The families are declared by the kernels themselves (``family_names``): a separable family per scalar kernel of
+``SCALAR_KERNELS`` (its fields and ``B``), and the families of ``OPERATOR_FAMILIES``; each says its fields
+(``family_fields``: the JSON Schema of each, and which are required). A dict of any other ``"type"`` is refused here,
+naming the known ones.
 """
 from __future__ import annotations
 
@@ -22,6 +27,31 @@ from ovk_ref.kernels.weighted_sum import WeightedSum
 
 #: deepest nesting of 'sum' kernel dicts accepted: far beyond any useful kernel, far below Python's recursion limit
 MAX_DEPTH = 32
+SEPARABLE = "_separable"
+#: the families that are not separable, by their ``family``
+OPERATOR_FAMILIES = {cls.family: cls for cls in (LinearQuadratic, Feature, WeightedSum)}
+
+
+def family_names() -> tuple:
+    """Every kernel family (a portable dict's ``"type"``), in the order the schemas and the conformance scope list
+    them: the separable family of each scalar kernel, then the others."""
+    return (*(name + SEPARABLE for name in SCALAR_KERNELS), *OPERATOR_FAMILIES)
+
+
+def scalar_of(family: str):
+    """The scalar kernel class of a separable family, None for another family."""
+    return SCALAR_KERNELS.get(family[: -len(SEPARABLE)]) if family.endswith(SEPARABLE) else None
+
+
+def family_fields(family: str) -> tuple[dict, tuple]:
+    """``(field -> JSON Schema, required fields)`` of a family's portable dict (besides ``"type"``)."""
+    scalar = scalar_of(family)
+    if scalar is not None:
+        return {**scalar.fields, **Separable.fields}, (*scalar.required(), *Separable.fields)
+    if family not in OPERATOR_FAMILIES:
+        raise ValueError(f"unknown kernel type {family!r}; known types: {', '.join(sorted(family_names()))}")
+    fields = OPERATOR_FAMILIES[family].fields
+    return fields, tuple(fields)
 
 
 def _fields(spec: dict, required: set, optional: set = frozenset()) -> dict:
@@ -61,30 +91,24 @@ def _from_dict(spec, where: str, enclosing: tuple) -> OperatorKernel:
 
 
 def _build(spec: dict, kind: str, where: str, enclosing: tuple) -> OperatorKernel:
-    if kind.endswith("_separable") and kind[: -len("_separable")] in SCALAR_KERNELS:
-        scalar_cls = SCALAR_KERNELS[kind[: -len("_separable")]]
-        scalar_fields = {"gaussian": ({"mu"}, set()), "linear": (set(), set()),
-                         "polynomial": ({"degree"}, {"offset"}), "constant": ({"c"}, set())}[scalar_cls.name]
-        fields = _fields(spec, scalar_fields[0] | {"B"}, scalar_fields[1])
+    schemas, required = family_fields(kind)
+    fields = _fields(spec, set(required), set(schemas) - set(required))
+    scalar = scalar_of(kind)
+    if scalar is not None:
         B = fields.pop("B")
-        return Separable(scalar_cls(**fields), B)
-    if kind == "linear_quadratic":
-        return LinearQuadratic(**_fields(spec, {"mu", "d"}))
-    if kind == "feature":
-        return Feature(**_fields(spec, {"M"}))
-    if kind == "sum":
-        terms = _fields(spec, {"terms"})["terms"]
-        if not isinstance(terms, list):
-            raise ValueError("kernel dict of type 'sum' must have a list field 'terms'")
-        pairs = []
-        for index, term in enumerate(terms):
-            if not (isinstance(term, dict) and term.keys() == {"weight", "kernel"}):
-                raise ValueError(f"terms[{index}] of a 'sum' kernel dict must be {{'weight': w, 'kernel': {{...}}}}, "
-                                 f"got {validation.shown(term)}")
-            pairs.append((term["weight"], _from_dict(term["kernel"], f"{where}.terms[{index}].kernel", enclosing)))
-        return WeightedSum(pairs)
-    known = sorted([f"{name}_separable" for name in SCALAR_KERNELS] + ["linear_quadratic", "feature", "sum"])
-    raise ValueError(f"unknown kernel type {kind!r}; known types: {', '.join(known)}")
+        return Separable(scalar(**fields), B)
+    if kind != "sum":
+        return OPERATOR_FAMILIES[kind](**fields)
+    terms = fields["terms"]
+    if not isinstance(terms, list):
+        raise ValueError("kernel dict of type 'sum' must have a list field 'terms'")
+    pairs = []
+    for index, term in enumerate(terms):
+        if not (isinstance(term, dict) and term.keys() == {"weight", "kernel"}):
+            raise ValueError(f"terms[{index}] of a 'sum' kernel dict must be {{'weight': w, 'kernel': {{...}}}}, "
+                             f"got {validation.shown(term)}")
+        pairs.append((term["weight"], _from_dict(term["kernel"], f"{where}.terms[{index}].kernel", enclosing)))
+    return WeightedSum(pairs)
 
 
 def as_kernel(kernel) -> OperatorKernel:

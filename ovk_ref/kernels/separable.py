@@ -17,6 +17,9 @@ def paper_J(d: int) -> np.ndarray:
 class Separable(OperatorKernel):
     """``k(x, z) * B`` with a scalar kernel ``k`` and a symmetric PSD ``B`` (PSD: ``G = K_s (x) B``)."""
 
+    #: beside the scalar kernel's fields (its family is ``<scalar name>_separable``)
+    fields = {"B": {"$ref": "#/$defs/realmatrix"}}
+
     def __init__(self, scalar, B):
         self.scalar = scalar
         self.B = validation.symmetric_psd("B", B)

@@ -8,6 +8,11 @@ from ovk_ref.kernels.base import OperatorKernel
 class WeightedSum(OperatorKernel):
     """``terms`` is a sequence of ``(weight, kernel)`` with ``weight >= 0`` and one common ``d``."""
 
+    family = "sum"
+    fields = {"terms": {"type": "array", "minItems": 1,
+                        "items": {"type": "object", "required": ["weight", "kernel"], "additionalProperties": False,
+                                  "properties": {"weight": {"type": "number"}, "kernel": {"$ref": "#/$defs/kernel"}}}}}
+
     def __init__(self, terms):
         terms = list(terms)
         if not terms:

@@ -10,11 +10,17 @@ counts only informative instances. A claim whose search space is finite says how
 instances it has (``space``): a search that checked them all needs no more.
 A claim expected ``false`` carries ``known_counterexamples``: small instances (shrunk by an earlier search),
 kept as regression pins; a run replays them only when its own search finds no violation.
+A claim expected to hold names the planted faults (``proofs_check.faults.FAULTS``) it must turn false in ci
+(``faults``: a side computed independently of the code each breaks); every planted fault is named by some claim,
+and the tests run each pair (tests/meta/test_claims_faults.py). Its proof chain, when it has one, names it in turn
+(``proofs_check.proofs``: a chain imports the claims' helpers, so the link is written on the chain's side).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable
+
+from proofs_check.faults import FAULTS
 
 EXPECTED_VERDICTS = ("holds", "false", "open")
 #: the first round at which every step of ONORMA has acted on the iterate: a shrink of older terms, a new
@@ -73,6 +79,7 @@ class Claim:
     known_counterexamples: tuple = ()      # instances that violate the claim (for expected == "false")
     informative: str = ""                  # what makes an instance informative for this claim (Outcome.informative)
     space: int | None = None               # the number of distinct instances, when the search space is finite
+    faults: tuple = ()                     # names of the planted faults (FAULTS) that must turn it false in ci
 
     def __post_init__(self):
         if self.expected not in EXPECTED_VERDICTS:
@@ -84,6 +91,11 @@ class Claim:
             raise ValueError(f"informative must say what makes an instance informative for claim {self.id}")
         if self.known_counterexamples and self.expected != "false":
             raise ValueError(f"known_counterexamples belong to claims expected false, not {self.expected!r} ({self.id})")
+        unknown = [name for name in self.faults if name not in FAULTS]
+        if unknown:
+            raise ValueError(f"faults must name planted faults of proofs_check.faults.FAULTS, got {unknown} ({self.id})")
+        if self.faults and self.expected != "holds":
+            raise ValueError(f"faults belong to claims expected to hold, not {self.expected!r} ({self.id})")
 
     def applies_to(self, impl) -> bool:
         """True when ``impl`` offers every function this claim calls."""
@@ -95,13 +107,14 @@ CLAIMS: dict[str, Claim] = {}
 
 
 def claim(id, *, statement, reference, hypotheses, expected, instances, informative, uses=(), notes="",
-          known_counterexamples=(), space=None):
+          known_counterexamples=(), space=None, faults=()):
     """Decorator registering ``check`` as the check of a new claim ``id``."""
     def register(check):
         if id in CLAIMS:
             raise ValueError(f"claim id {id!r} is registered twice")
         CLAIMS[id] = Claim(id=id, statement=statement, reference=reference, hypotheses=hypotheses, expected=expected,
                            instances=instances, check=check, uses=tuple(uses), notes=notes,
-                           known_counterexamples=tuple(known_counterexamples), informative=informative, space=space)
+                           known_counterexamples=tuple(known_counterexamples), informative=informative, space=space,
+                           faults=tuple(faults))
         return check
     return register

@@ -26,7 +26,7 @@ def solution(impl, instance) -> np.ndarray:
        informative="two examples or more and a non-zero solution c",
        notes="G c - y = -t lam c at the minimiser, so (1/(2t))||G c - y||^2 + (lam/2) c^T G c = (lam/2)(c^T G c + t lam ||c||^2) = "
              "(lam/2) y^T c (symbolic.PROOFS['batch_minimal_value']); the comparator of Theorems 1-2 uses the right side "
-             "(proofs_check.comparators.ridge)")
+             "(proofs_check.comparators.ridge)", faults=("batch_ridge_without_t",))
 def minimal_value(instance, impl, precision=None):
     X, Y = common.arrays(instance)
     c = solution(impl, instance).reshape(-1)
@@ -86,7 +86,8 @@ def commuting_shortcut(instance) -> np.ndarray:
                  "is the solution of (G + t lam I) c = vec(Y)",
        reference="spec 7.2, C25", hypotheses="K = k B, lam > 0", expected="holds",
        instances=strategies.batch_instances("separable"), uses=("batch_ridge",),
-       informative="two examples or more and a non-zero solution; the shortcut from k and B, written out in the claim")
+       informative="two examples or more and a non-zero solution; the shortcut from k and B, written out in the claim",
+       faults=("separable_scalar_at_x",))
 def separable(instance, impl, precision=None):
     return _compare(instance, impl, separable_shortcut(instance))
 
@@ -95,6 +96,7 @@ def separable(instance, impl, precision=None):
                  "the solution of (G + t lam I) c = vec(Y)",
        reference="spec 7.3, C25", hypotheses="the paper's non-separable kernel, mu in [0, 1], lam > 0", expected="holds",
        instances=strategies.batch_instances("linear_quadratic"), uses=("batch_ridge",),
-       informative="two examples or more and a non-zero solution; the two systems from L = X X^T and mu, written out in the claim")
+       informative="two examples or more and a non-zero solution; the two systems from L = X X^T and mu, written out in the claim",
+       faults=("linear_quadratic_weights_swapped",))
 def commuting(instance, impl, precision=None):
     return _compare(instance, impl, commuting_shortcut(instance))

@@ -117,7 +117,8 @@ PROP2_IV_TIGHT = constants.kappa * constants.C_y / (constants.kappa2_ + constant
              "||f_n|| <= max_{0 <= sigma <= kappa} sigma / (sigma^2 + lam) C_y = kappa C_y / (kappa^2 + lam), since sigma / (sigma^2 "
              "+ lam) increases on [0, sqrt(lam)] and kappa^2 <= lam (symbolic.PROOFS['prop2_iv_tight_monotone']); equality for "
              "one point x with ||K(x, x)||_op = kappa^2 (repeated) and y_i = C_y v, v the top eigenvector of K(x, x) "
-             "(docs/bounds.md). Smaller than C_y / (2 kappa) <= U, and than 2 C_y / lam exactly when lam (kappa - 2) <= 2 kappa^2")
+             "(docs/bounds.md). Smaller than C_y / (2 kappa) <= U, and than 2 C_y / lam exactly when lam (kappa - 2) <= 2 kappa^2",
+       faults=("batch_ridge_without_t",))
 def prop2_iv_tight(instance, impl=None, precision=None):
     bound = constant(PROP2_IV_TIGHT, instance, precision)
     kernel = _prefix_kernel(instance)
@@ -218,7 +219,8 @@ def _phi_excess(*, U, lam, eta, n, precision=None):
                                              strategies.tight_onorma_instances("hyp2", feature_only=True, max_n=6)),
        uses=("onorma",), informative=THEOREM_INFORMATIVE.replace("the excess term", "lam U^2 Phi(n, rho) / n"),
        notes="the sharper form of thm1.post_update that its proof gives (the theorem's side is lam U^2 Psi, Psi = (4 rho + 2/rho) "
-             "sqrt(n) + 1/(2 rho)); Psi - Phi >= 9/4 is symbolic.PROOFS['psi_minus_phi']")
+             "sqrt(n) + 1/(2 rho)); Psi - Phi >= 9/4 is symbolic.PROOFS['psi_minus_phi']",
+       faults=("norm_gradient_unnormalised",))
 def theorem1_phi_sum(instance, impl, precision=None):
     return _theorem_outcome(instance, impl, precision, excess=_phi_excess, post_update=True)
 
@@ -283,7 +285,8 @@ def _gradient_coefficients(trajectory, kernel, loss, lam, t: int) -> np.ndarray:
        informative="a round t >= 2 with f_{t-1} != 0 and G_t != 0; margin relative to eta_t ||G_t||^2 (the first-order decrease)",
        notes="R_t is quadratic with Hessian K(., x_t) K(x_t, .) + lam I, whose norm is at most kappa^2 + lam: R_t(f - eta G) = R_t(f) "
              "- eta ||G||^2 + (eta^2/2)(||G(x_t)||^2 + lam ||G||^2) (symbolic.PROOFS['descent_expansion']) and ||G(x_t)|| <= "
-             "kappa ||G||; attained when G_t lies along K(., x*) v (one point at the top of K(x, x), targets along v)")
+             "kappa ||G||; attained when G_t lies along K(., x*) v (one point at the top of K(x, x), targets along v)",
+       faults=("eta_next_index",))
 def theorem1_descent(instance, impl, precision=None):
     trajectory = common.trajectory(impl, instance, precision)
     K, loss, lam = common.kernel(instance), ovk_ref.as_loss(instance["loss"]), instance["lam"]
@@ -347,7 +350,8 @@ def _truncates(instance) -> bool:
                    "dropped i (one per round for a window and for Theorem 2's schedule)",
        notes="||K(., x) a|| <= kappa ||a||, alpha_{i,t} = alpha_{i,i} P_{i,t} and ||alpha_{i,i}|| <= eta_i C (Hyp. 2: kappa C = lam U) "
              "or 2 eta_i C_y (Hyp. 3: 2 kappa C_y <= lam U); attained at every drop by one point at the top of K(x, x) with the "
-             "subgradient -C v every round (strategies.tight_truncated_onorma_instances)")
+             "subgradient -C v every round (strategies.tight_truncated_onorma_instances)",
+       faults=("truncation_keeps_one_more",))
 def theorem2_dropped_norm(instance, impl, precision=None):
     trajectory = common.trajectory(impl, instance, precision)
     removed = removed_norms(instance, trajectory, precision)
@@ -450,7 +454,7 @@ def eta_star(instance, impl=None, precision=None):
 @claim("batch.optimality", statement="batch_ridge solves (G + t lam I) c = vec(Y), i.e. lam h + (1/t) sum_i K(., x_i)(h(x_i) - y_i) = 0",
        reference="spec 7.1, C25", hypotheses="any kernel, lam > 0", expected="holds",
        instances=strategies.onorma_instances("any", min_n=2, among=("squared",)), uses=("batch_ridge",),
-       informative="two examples or more and a non-zero solution c")
+       informative="two examples or more and a non-zero solution c", faults=("batch_ridge_without_t",))
 def batch_optimality(instance, impl, precision=None):
     X, Y = common.arrays(instance)
     K = common.kernel(instance)

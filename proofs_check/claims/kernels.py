@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import ovk_ref
 from ovk_ref.arithmetic import Arithmetic, sqrt
-from proofs_check import closed_forms, constants, strategies, tolerances
+from proofs_check import closed_forms, constants, faults, strategies, tolerances
 from proofs_check.claims.base import Outcome, claim
 from proofs_check.claims.common import kernel, resolved, top_eigenvalue
 
@@ -55,7 +55,7 @@ def psd(instance, impl=None, precision=None):
 
 @claim("def1.reproducing", statement="<f(x), y> = <f, K(., x) y>_H for f = sum_i K(., x_i) a_i",
        reference="Def. 1(ii); spec 2.2, C1", hypotheses="any kernel of spec 3", expected="holds",
-       instances=strategies.kernel_point_sets(), informative="<f(x), y> != 0")
+       instances=strategies.kernel_point_sets(), informative="<f(x), y> != 0", faults=("evaluate_kernel_transposed",))
 def reproducing(instance, impl=None, precision=None):
     K = kernel(instance)
     X, A, x, y = _points(instance)
@@ -87,7 +87,7 @@ def printed_positivity(instance, impl=None, precision=None):
 @claim("rkhs.feature_norm", statement="||sum_i K(., x_i) a_i||_H^2 = vec(A)^T G vec(A) = ||sum_i A(x_i)^T a_i||^2 (feature kernel)",
        reference="spec 2.3, 3.3, C2", hypotheses="feature kernel A(x) A(z)^T", expected="holds",
        instances=strategies.kernel_point_sets(feature_only=True, min_k=2),
-       informative="two points or more and ||f||_H > 0")
+       informative="two points or more and ||f||_H > 0", faults=("rkhs_norm_column_major",))
 def feature_norm(instance, impl=None, precision=None):
     K = kernel(instance)
     X, A, _, _ = _points(instance)
@@ -187,24 +187,29 @@ def nonsep_outside(instance, impl=None, precision=None):
                        observed=float(smallest / scale), bound=0.0)
 
 
-#: two of the five kernels a sum of ``_every_family`` draws from, by index (as ``sampled_from`` draws them): strategies
-#: built inside a draw are validated anew and left as cyclic garbage (``strategies.reused``)
-_PAIR_INDICES = st.lists(st.integers(0, 4), min_size=2, max_size=2)
+#: the parameters ``_every_family`` draws from other ranges than their families': bandwidths whose values resolve
+#: (neither 0 nor 1 at distinct points of the box)
+_RESOLVED = {"mu": strategies.log_uniform(0.05, 20.0), "offset": strategies.floats(0.0, 1.0)}
+
+
+def _pair_indices(candidates: int):
+    """Two of the ``candidates`` kernels a sum of ``_every_family`` draws from, by index (as ``sampled_from`` draws them):
+    strategies built inside a draw are validated anew and left as cyclic garbage (``strategies.reused``)."""
+    return strategies.lists_of(strategies.integers(0, candidates - 1), 2)
 
 
 @st.composite
 def _every_family(draw):
-    """One kernel of every family of spec 3 with one ``d`` and ``p`` (separable with each scalar kernel, the
-    non-separable kernel, a feature kernel, a weighted sum of two), the paper's Gaussian with ``J``, and two
-    distinct points of the box."""
+    """One kernel of every family of spec 3 with one ``d`` and ``p`` (separable with each scalar kernel of
+    ``ovk_ref.kernels.scalar``, the non-separable kernel, a feature kernel, a weighted sum of two), the paper's Gaussian
+    with ``J``, and two distinct points of the box."""
     d, p = draw(strategies.integers(1, 3)), draw(strategies.integers(1, 3))
-    separable = [ovk_ref.Separable(scalar, draw(strategies.psd_matrices(d))) for scalar in (
-        ovk_ref.Gaussian(draw(strategies.log_uniform(0.05, 20.0))), ovk_ref.Linear(),
-        ovk_ref.Polynomial(draw(strategies.integers(1, 3)), draw(strategies.floats(0.0, 1.0))),
-        ovk_ref.Constant(draw(strategies.positive_weights())))]
+    scalars = [family(**{name: draw(strategy) for name, strategy in strategies.scalar_parameters(family, _RESOLVED).items()})
+               for family in strategies.scalar_families()]
+    separable = [ovk_ref.Separable(scalar, draw(strategies.psd_matrices(d))) for scalar in scalars]
     others = [ovk_ref.LinearQuadratic(draw(strategies.floats(0.0, 1.0)), d), draw(strategies.feature_kernels(d, p))]
     candidates = separable + others[:1]
-    pair = [candidates[index] for index in draw(_PAIR_INDICES)]   # a strategy of these kernels would be built anew
+    pair = [candidates[index] for index in draw(_pair_indices(len(candidates)))]   # not a strategy of these kernels
     sums = [ovk_ref.WeightedSum([(draw(strategies.positive_weights()), kernel) for kernel in pair])]
     x, z = (draw(strategies.not_all_zero(strategies.unit_interval_arrays(p))) for _ in range(2))
     assume(np.any(x != z))
@@ -232,7 +237,7 @@ def _block_outcomes(instance):
        reference="spec 3.1-3.3 (kernel definitions)", hypotheses="every kernel family of spec 3; x != z in [0,1]^p",
        expected="holds", instances=_every_family(),
        informative="some K(x, z) not 0 (every family is checked in every instance); the closed form is sympy at 50 "
-                   "digits from the portable dict, not ovk_ref's kernel code")
+                   "digits from the portable dict, not ovk_ref's kernel code", faults=faults.of_layer("kernel"))
 def kernel_values(instance, impl=None, precision=None):
     worst, resolved_any = None, False
     for name, observed, exact, size in _block_outcomes(instance):

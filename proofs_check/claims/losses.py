@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 import ovk_ref
 from ovk_ref.arithmetic import Arithmetic
-from proofs_check import closed_forms, strategies, tolerances
+from ovk_ref.losses import LOSSES
+from proofs_check import closed_forms, faults, strategies, tolerances
 from proofs_check.claims.base import Outcome, claim
 from proofs_check.claims.common import resolved
 
@@ -78,31 +79,35 @@ def subgradient(instance, impl=None, precision=None):
                        bound=float(value), informative=bool(instance["z"] != instance["z2"] and resolved(size)))
 
 
+def _loss_fields() -> list:
+    """The fields of every loss of ``ovk_ref.losses.LOSSES`` (Huber's ``delta``, the tube's ``epsilon``, ...)."""
+    return list(dict.fromkeys(name for loss in LOSSES.values() for name in loss.fields))   # a shared name: one field
+
+
 @st.composite
 def _every_loss(draw):
-    """Every loss of spec 4 at one prediction ``z`` (entries in [-3, 3], d in 2..4): a regression target ``y`` with
-    ``||y|| <= 2``, a class ``c``, Huber's ``delta`` and the tube's ``epsilon`` in [0.05, 3] (both pieces of each)."""
+    """Every loss of spec 4 (``ovk_ref.losses.LOSSES``) at one prediction ``z`` (entries in [-3, 3], d in 2..4): a
+    regression target ``y`` with ``||y|| <= 2``, a class ``c``, and each loss's field in [0.05, 3] (Huber's ``delta``
+    and the tube's ``epsilon``: both pieces of each)."""
     d = draw(st.integers(2, 4))
     z = draw(strategies.bounded_arrays(d, bound=3.0))
     y = draw(strategies.bounded_arrays(d, bound=2.0))
     assume(np.any(z != y))
     return {"d": d, "z": z.tolist(), "y": y.tolist(), "c": draw(st.integers(0, d - 1)),
-            "delta": draw(st.floats(0.05, 3.0)), "epsilon": draw(st.floats(0.05, 3.0))}
+            **{name: draw(st.floats(0.05, 3.0)) for name in _loss_fields()}}
 
 
 def _losses_of(instance) -> list:
     """``(portable dict, target)`` of every loss of spec 4 at the instance."""
     one_hot = np.eye(instance["d"])[instance["c"]].tolist()
-    return [({"type": "squared"}, instance["y"]), ({"type": "norm"}, instance["y"]),
-            ({"type": "huber", "delta": instance["delta"]}, instance["y"]),
-            ({"type": "epsilon_insensitive", "epsilon": instance["epsilon"]}, instance["y"]),
-            ({"type": "hinge"}, one_hot), ({"type": "softmax"}, one_hot)]
+    return [({"type": name, **{field: instance[field] for field in loss.fields}},
+             one_hot if loss.one_hot_targets else instance["y"]) for name, loss in LOSSES.items()]
 
 
 @claim("loss.values", statement="every loss of spec 4 and its (sub)gradient equal the table's formulas, selection at kinks included",
        reference="spec 4, E4", hypotheses="each loss of spec 4 at z != y", expected="holds", instances=_every_loss(),
        informative="a non-zero value or gradient (every loss is checked in every instance); the closed forms are "
-                   "sympy at 50 digits from the portable dict, not ovk_ref's loss code")
+                   "sympy at 50 digits from the portable dict, not ovk_ref's loss code", faults=faults.of_layer("loss"))
 def loss_values(instance, impl=None, precision=None):
     z = np.asarray(instance["z"], dtype=float)
     worst, sizes = None, []

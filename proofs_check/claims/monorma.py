@@ -41,7 +41,7 @@ LEARNING_LOSSES = tuple(name for name in (*strategies.REGRESSION_LOSSES, *strate
                         if name != "epsilon_insensitive")
 
 
-def _explicit_gammas(instance, record) -> np.ndarray:
+def explicit_gammas(instance, record) -> np.ndarray:
     """n x m: ``gamma^j_t = ||g^j_t||^2`` as the double sum over the closed-form coefficients ``alpha_{i,t}`` built
     from the run's own ``alpha_{i,i}`` (spec 6.2: the quantity the recursion must equal)."""
     X, _ = common.arrays(instance)
@@ -74,10 +74,11 @@ def _cross_terms(instance, record) -> list:
        reference="Alg. 2 step 2.1, eq. (6); spec 6.2, C15, E27", hypotheses="any kernels (non-symmetric blocks included)",
        expected="holds", instances=strategies.monorma_instances(min_n=2, among=LEARNING_LOSSES), uses=("monorma",),
        informative="a round t >= 2 with a non-zero cross term <g^j_{t-1}(x_t), alpha_{t,t}>; the Gram norm is the double "
-                   "sum over alpha_{i,t} = alpha_{i,i} prod (1 - eta_k lam), computed in the claim")
+                   "sum over alpha_{i,t} = alpha_{i,i} prod (1 - eta_k lam), computed in the claim",
+       faults=("gamma_cross_term_once",))
 def gamma(instance, impl, precision=None):
     record = run_monorma(impl, instance, precision)
-    expected = _explicit_gammas(instance, record)
+    expected = explicit_gammas(instance, record)
     allowed = tolerances.IDENTITY_RTOL * _gamma_magnitudes(instance, record) + tolerances.IDENTITY_ATOL
     errors = np.abs(record["gamma"] - expected)
     errors[~np.isfinite(errors)] = np.inf
@@ -91,7 +92,8 @@ def gamma(instance, impl, precision=None):
 @claim("monorma.delta_normalised", statement="sum_j (delta^j_t)^r = 1 and delta^j_t >= 0 after every (non all-zero) update",
        reference="Alg. 2 step 3, closed form (d); spec 6.3, C16, E20", hypotheses="any kernels, r > 0", expected="holds",
        instances=strategies.monorma_instances(min_m=2), uses=("monorma",),
-       informative="m >= 2 kernels and a delta update that happened (some w_j > 0)")
+       informative="m >= 2 kernels and a delta update that happened (some w_j > 0)",
+       faults=("delta_exponents_misparsed", "monorma_weights_on_simplex"))
 def delta_normalised(instance, impl, precision=None):
     record = run_monorma(impl, instance, precision)
     rounds = updated_rounds(record)
@@ -114,10 +116,11 @@ def delta_normalised(instance, impl, precision=None):
        instances=strategies.monorma_instances(min_n=2, min_m=2, among=LEARNING_LOSSES),
        uses=("monorma",),
        informative="m >= 2, two rounds or more with every gamma^j_s resolved and delta_1 not uniform; gamma^j_s is the "
-                   "Gram norm computed in the claim, not the run's recursion")
+                   "Gram norm computed in the claim, not the run's recursion",
+       faults=("monorma_weights_without_square",))
 def delta_log_linear(instance, impl, precision=None):
     record = run_monorma(impl, instance, precision)
-    gammas = _explicit_gammas(instance, record)
+    gammas = explicit_gammas(instance, record)
     # resolved gammas: not the last digits of terms that cancel (a gamma that is 0 exactly comes out as 1e-33 or so
     # from terms of size 1, and its root would be noise); a small gamma of terms that do not cancel is resolved
     resolved = gammas > tolerances.GAMMA_CANCELLATION * _gamma_magnitudes(instance, record)
@@ -172,7 +175,8 @@ def one_kernel(instance, impl, precision=None):
        informative="m >= 2, a delta update and a non-zero prediction; ONORMA is Algorithm 1 written out in the claim",
        notes="the kernel m^(1-1/r) K is rounded, so the two trajectories agree to round-off only, and at a kink of a "
              "non-smooth loss round-off picks another subgradient: thorough found a multiclass-hinge stream with tied "
-             "class scores where the two differ by 0.82 (strategies.SMOOTH_LOSSES)")
+             "class scores where the two differ by 0.82 (strategies.SMOOTH_LOSSES)",
+       faults=("monorma_prediction_without_weights",))
 def copies(instance, impl, precision=None):
     record = run_monorma(impl, instance, precision)
     m, r = len(instance["kernels"]), instance["r"]
@@ -228,7 +232,8 @@ def _all_zero_instances(draw):
        "delta_{t-1} (no 0/0), also after delta moved",
        reference="Alg. 2 step 3; spec 6.3, E22", hypotheses="any kernels, r > 0", expected="holds", uses=("monorma",),
        instances=_all_zero_instances(),
-       informative="an all-zero round at t >= 2 after delta moved (delta_{t-1} != 1/m), as the run computed w")
+       informative="an all-zero round at t >= 2 after delta moved (delta_{t-1} != 1/m), as the run computed w",
+       faults=("all_zero_resets_delta",))
 def all_zero(instance, impl, precision=None):
     record = run_monorma(impl, instance, precision)
     m = len(instance["kernels"])
@@ -289,7 +294,8 @@ def run_from(instance, delta0: float) -> dict:
                    "from delta_0 = c 1 (the monorma interface fixes 1/m)",
        notes="w_j = (delta^j_{t-1})^2 gamma^j_t scales by s^2 and delta^j_t = w_j^(1/(r+1)) / (sum_k w_k^(r/(r+1)))^(1/r) is "
              "homogeneous of degree 0 in w (symbolic.PROOFS['monorma_delta_homogeneous']); f_0 = 0, so delta_0 enters "
-             "only through w at round 1; the update at every round is also compared with itself at s delta_{t-1}")
+             "only through w at round 1; the update at every round is also compared with itself at s delta_{t-1}",
+       faults=("delta_exponents_misparsed",))
 def delta_homogeneous(instance, impl=None, precision=None):
     paper = run_from(instance, 1.0 / len(instance["kernels"]))
     other = run_from(instance, start_value(instance))

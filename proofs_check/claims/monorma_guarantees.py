@@ -39,7 +39,7 @@ from proofs_check import comparators, constants, strategies, tolerances
 from proofs_check.claims import common, explicit
 from proofs_check.claims.base import Outcome, claim
 from proofs_check.claims.common import discrete
-from proofs_check.claims.monorma import _explicit_gammas, run_monorma
+from proofs_check.claims.monorma import explicit_gammas, run_monorma
 
 
 def online_losses(instance, predictions) -> list:
@@ -63,12 +63,12 @@ def _kernel_of(instance, delta):
     return combined_kernel(instance, delta)
 
 
-def _vertices(instance) -> list:
+def vertex_combinations(instance) -> list:
     m = len(instance["kernels"])
     return [tuple(float(j == k) for k in range(m)) for j in range(m)]
 
 
-def _cumulative_bound(instance, impl, precision, combinations, record=None) -> Outcome:
+def cumulative_bound(instance, impl, precision, combinations, record=None) -> Outcome:
     """``(1/n) sum_t l(f_{t-1}(x_t), y_t) <= min_delta [min_{g in H_delta} R_reg(g, n) + a/sqrt(n) + b/n]`` at the last
     prefix, with Theorem 1's constants for ``K_delta`` (``U = C kappa_delta / lam`` under Hyp. 2, ``U =
     max(C_y / kappa_delta, 2 C_y / lam)`` for the squared loss under Hyp. 3: ``common.U``); ``delta`` over
@@ -135,7 +135,7 @@ CUMULATIVE_INFORMATIVE = ("MONORMA's average online loss exceeds min R_reg of th
              "MONORMA then runs ONORMA with the constant kernel, whose average loss stays ~y while the fitting kernel's "
              "min R_reg is ~y - 1/(2 lam): a gap that does not vanish, so the o(1) form fails too (notebook 06)")
 def best_kernel(instance, impl, precision=None):
-    return _cumulative_bound(instance, impl, precision, _vertices(instance))
+    return cumulative_bound(instance, impl, precision, vertex_combinations(instance))
 
 
 @claim("monorma.best_combination",
@@ -147,7 +147,7 @@ def best_kernel(instance, impl, precision=None):
        notes="delta over the vertices e_j and the uniform m^(-1/r): any admissible delta bounds the minimum from above")
 def best_combination(instance, impl, precision=None):
     m, r = len(instance["kernels"]), instance["r"]
-    return _cumulative_bound(instance, impl, precision, _vertices(instance) + [(m ** (-1 / r),) * m])
+    return cumulative_bound(instance, impl, precision, vertex_combinations(instance) + [(m ** (-1 / r),) * m])
 
 
 def _onorma_losses(instance) -> list:
@@ -220,7 +220,7 @@ def norm_factor2(m: int, r: float, precision=None):
         return num.scalar(m) ** max(exponent, 0 * exponent)
 
 
-def _norm_steps(instance, impl, precision=None) -> list:
+def norm_steps(instance, impl, precision=None) -> list:
     """For every prefix t, the proof's quantities (docs/monorma-guarantees.md): ``sum_j delta^j_t ||g^j_t||^2``,
     ``||g^j_t||^2`` and ``sum_j delta^j_t``. ``f_t`` is rebuilt from the run's coefficients on the prefix (an online
     run's state after t rounds) with explicit Gram norms (float64); the weights at the run's precision."""
@@ -248,7 +248,7 @@ def _norm_outcome(instance, impl, precision, factor2, gradient_bound: float, *, 
     kappas = [math.sqrt(k2) for k2 in instance["kappa2"]]
     bound = math.sqrt(float(factor2)) * C * max(kappas) / lam
     worst, resolved, margins = None, [], []
-    for step in _norm_steps(instance, impl, precision):
+    for step in norm_steps(instance, impl, precision):
         norm = math.sqrt(max(step["norm2"], 0.0))
         resolved.append(norm)
         checks = [("||f_t||_{H_delta_t} <= bound", norm, bound)]
@@ -427,7 +427,7 @@ def _hyp3_instances():
              "is not lam > 2 S kappa^2: the predictions overshoot and grow for a few rounds; the lockout stream "
              "(lam > 2 S kappa_max^2 too) needs n = 10^4 (notebook 06)")
 def best_kernel_hyp3(instance, impl, precision=None):
-    return _cumulative_bound(instance, impl, precision, _vertices(instance))
+    return cumulative_bound(instance, impl, precision, vertex_combinations(instance))
 
 
 @claim("monorma.norm_prop2",
@@ -458,10 +458,11 @@ def norm_prop2_factor_hyp3(instance, impl, precision=None):
        statement="delta^j_t = 0 exactly when w_j = (delta^j_{t-1})^2 gamma^j_t = 0 (and some w_k > 0): a zero weight stays 0 for ever",
        reference="docs/monorma-guarantees.md, statement 5; Alg. 2 step 3; spec 6.3 ('absorbing zero'), E22", hypotheses="any kernels, r > 0",
        expected="holds", instances=strategies.lockout_instances(horizons=(3, 5, 8), rs=(0.3, 0.5, 1.0, 2.0, 5.0)), uses=("monorma",),
-       informative="m >= 2 and a weight that is 0 before the last round (gamma^j_t from explicit Gram norms)")
+       informative="m >= 2 and a weight that is 0 before the last round (gamma^j_t from explicit Gram norms)",
+       faults=("monorma_zero_weight_revived",))
 def zero_weight_absorbing(instance, impl, precision=None):
     record = run_monorma(impl, instance)
-    gammas = _explicit_gammas(instance, record)
+    gammas = explicit_gammas(instance, record)
     m = len(instance["kernels"])
     previous = np.full(m, 1.0 / m)
     mismatches, zero_before_last = [], False
@@ -484,7 +485,7 @@ WEIGHT_SUM_LABEL = "sum_j delta^j_t <= m^((1-1/r)_+)"
 
 def norm_step_values(step: dict, G, lam, kappas, factor2) -> list:
     """The steps of the norm proof at one round, ``(name, label, observed, allowed)``, in the numbers of ``step`` (a
-    round of ``_norm_steps``: float64, or mpf for the weights at a recheck's precision)."""
+    round of ``norm_steps``: float64, or mpf for the weights at a recheck's precision)."""
     values = [("gradient", GRADIENT_LABEL, step["gradient_norm"], G)]
     values += [("kernel_norms", f"||g^{j}_t|| <= C kappa_j / lam", math.sqrt(max(g2, 0.0)), G * kappa / lam)
                for j, (g2, kappa) in enumerate(zip(step["norms2"], kappas))]

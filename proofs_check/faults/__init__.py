@@ -16,4 +16,12 @@ from proofs_check.faults.solvers import SOLVER_FAULTS
 FAULTS = {fault.name: fault for fault in sorted(LEARNER_FAULTS + KERNEL_FAULTS + LOSS_FAULTS + SOLVER_FAULTS,
                                                 key=lambda fault: list(LAYERS).index(fault.layer))}
 
-__all__ = ["FAULTS", "LAYERS", "Fault", "Patch", "recording"]
+
+def of_layer(layer: str) -> tuple:
+    """The names of the faults planted in ``layer`` (a key of LAYERS)."""
+    if layer not in LAYERS:
+        raise ValueError(f"layer must be one of {sorted(LAYERS)}, got {layer!r}")
+    return tuple(name for name, fault in FAULTS.items() if fault.layer == layer)
+
+
+__all__ = ["FAULTS", "LAYERS", "Fault", "Patch", "recording", "of_layer"]

@@ -49,8 +49,7 @@ def _forget_cached_values() -> None:
     """Values remembered from code a fault may patch: the kappa^2 of a kernel (computed with its ``__call__``) and the
     float read off it."""
     from proofs_check import constants
-    constants._kappa2.cache_clear()
-    constants._kappa2_ceiling.cache_clear()
+    constants.forget_kappa2()
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,7 @@ def _exponent_halved(original):
     def schedule(self, t):
         if t <= self.t0:
             return t
-        return self.t0 + truncation._floor_power(t - self.t0, repr(self.epsilon / 2))
+        return self.t0 + truncation.floor_power(t - self.t0, repr(self.epsilon / 2))
     return schedule
 
 

@@ -36,7 +36,7 @@ def _norm_gradient_unnormalised(original):
 def _huber_linear_without_half(original):
     def value(self, z, y):
         r = z - y
-        length = losses._norm(r)
+        length = losses.norm(r)
         delta = arithmetic.lift(self.delta, length)
         return np.dot(r, r) / 2 if length <= delta else delta * length - delta**2
     return value
@@ -51,7 +51,7 @@ def _huber_gradient_unclipped(original):
 def _tube_ignored(original):
     def gradient(self, z, y):
         r = z - y
-        length = losses._norm(r)
+        length = losses.norm(r)
         return r * 0 if length == 0 else r / length
     return gradient
 

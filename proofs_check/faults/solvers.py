@@ -24,7 +24,7 @@ def _ridge_without_t(original):
 
 def _norm_column_major(original):
     def rkhs_norm2(kernel, X, coefficients):
-        kernel, X, coefficients = rkhs._expansion(kernel, X, coefficients)
+        kernel, X, coefficients = rkhs.expansion(kernel, X, coefficients)
         a = coefficients.T.reshape(-1)
         return a @ kernel.gram(X) @ a
     return rkhs_norm2
@@ -32,7 +32,7 @@ def _norm_column_major(original):
 
 def _evaluate_transposed(original):
     def evaluate(kernel, X_train, coefficients, X_new):
-        kernel, X_train, coefficients = rkhs._expansion(kernel, X_train, coefficients)
+        kernel, X_train, coefficients = rkhs.expansion(kernel, X_train, coefficients)
         X_new = arithmetic.lift(validation.finite_matrix("X_new", X_new), coefficients)
         n_train, n_new, d = len(X_train), len(X_new), kernel.d
         blocks = kernel.gram(X_train, X_new).reshape(n_train, d, n_new, d)     # block (i, new) = K(x_i, x_new)

@@ -3,25 +3,40 @@ Theorem 2 (docs/theorem2-certificate.md).
 
 ``chains()`` is the registry: claim id -> ``Chain`` (the proof that the claim follows from its hypotheses, the paper's
 or the spec's repaired one). ``explain(claim_id, instance, impl)`` evaluates the chain on one instance and names the
-first step that fails, or the tightest one. The chain modules are imported on first use: the claim modules import
-``monorma_bounds`` for the steps they check themselves.
+first step that fails, or the tightest one. The chain modules (each a ``CHAINS`` list, one per proof or family of
+proofs) are imported on first use, by ``chain_modules``: they import the claims' helpers, which this package's
+lighter modules (``chain``, ``symbolic``, ``theorem2_certificate``) do not need. A chain names its claim (a claim
+cannot import its chain: the chain imports the claims), and the registry refuses a chain of an unknown claim.
 """
 from __future__ import annotations
 
 import functools
-import importlib
 
-#: the modules that define chains (each a ``CHAINS`` list), one per proof or family of proofs
-CHAIN_MODULES = ("onorma_norms", "batch_norms", "theorems", "eta_star", "monorma_bounds", "monorma_weights", "batch_solution")
+
+def chain_modules() -> tuple:
+    """The modules that define chains: a new one is imported here."""
+    from proofs_check.proofs import (
+        batch_norms,
+        batch_solution,
+        eta_star,
+        monorma_bounds,
+        monorma_weights,
+        onorma_norms,
+        theorems,
+    )
+    return (onorma_norms, batch_norms, theorems, eta_star, monorma_bounds, monorma_weights, batch_solution)
 
 
 @functools.cache
 def chains() -> dict:
+    from proofs_check.claims import CLAIMS
     registry = {}
-    for name in CHAIN_MODULES:
-        for chain in importlib.import_module(f"proofs_check.proofs.{name}").CHAINS:
+    for module in chain_modules():
+        for chain in module.CHAINS:
             if chain.claim in registry:
                 raise ValueError(f"claim {chain.claim!r} has two chains")
+            if chain.claim not in CLAIMS:
+                raise ValueError(f"{module.__name__} has a chain of {chain.claim!r}, which is not a claim of proofs_check.claims")
             registry[chain.claim] = chain
     return registry
 

@@ -20,7 +20,7 @@ import numpy as np
 import ovk_ref
 from proofs_check import comparators, constants
 from proofs_check.claims import common, explicit
-from proofs_check.claims.monorma_guarantees import _norm_steps, combined_kernel, norm_factor2, norm_step_values
+from proofs_check.claims.monorma_guarantees import combined_kernel, norm_factor2, norm_step_values, norm_steps
 from proofs_check.proofs.chain import Chain, Step, identity, inequality
 
 
@@ -31,7 +31,7 @@ def _norm_chain(gradient_bound, factor):
         kappas = [math.sqrt(k2) for k2 in instance["kappa2"]]
         S = float(factor(instance))
         comparisons = []
-        for step in _norm_steps(instance, impl):
+        for step in norm_steps(instance, impl):
             t = step["t"]
             comparisons += [inequality(name, observed, allowed, t)
                             for name, _, observed, allowed in norm_step_values(step, G, lam, kappas, S)]
@@ -93,14 +93,14 @@ def _cumulative(uniform: bool):
     def evaluate(instance, impl):
         from proofs_check.claims.monorma import run_monorma
         from proofs_check.claims.monorma_guarantees import (
-            _cumulative_bound,
-            _vertices,
+            cumulative_bound,
             online_losses,
+            vertex_combinations,
         )
         record = run_monorma(impl, instance)
         m, r = len(instance["kernels"]), instance["r"]
-        combinations = _vertices(instance) + ([(m ** (-1 / r),) * m] if uniform else [])
-        outcome = _cumulative_bound(instance, impl, None, combinations, record=record)    # the claim's own two sides
+        combinations = vertex_combinations(instance) + ([(m ** (-1 / r),) * m] if uniform else [])
+        outcome = cumulative_bound(instance, impl, None, combinations, record=record)    # the claim's own two sides
         X, Y = common.arrays(instance)
         n, lam, eta = len(X), instance["lam"], instance["eta"]
         weights = np.asarray(record["weights"], dtype=float)

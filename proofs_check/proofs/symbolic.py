@@ -93,27 +93,6 @@ def refute(proof: SymbolicProof):
     return None
 
 
-#: digits of the numerical sanity check ``holds_at_samples``
-SANITY_DIGITS = 30
-
-
-def holds_at_samples(proof: SymbolicProof) -> bool:
-    """The relation of a proved statement evaluated at the sample points of its domain, to SANITY_DIGITS digits: a
-    check that the statement the obligations prove is the one written (an exact zero test of a true radical
-    identity can take sympy minutes; ``refute`` is for the wrong variants)."""
-    relation, kind, domain, _ = proof.parts()
-    symbols = sorted(domain, key=str)
-    choices = [[value for value in SAMPLES + tuple(domain[symbol][2])
-                if _inside(value, domain[symbol]) and (not symbol.is_integer or sp.Integer(value) == value)] for symbol in symbols]
-    tolerance = sp.Float(10) ** (5 - SANITY_DIGITS)
-    for point in itertools.product(*choices):
-        value = sp.N(relation.subs(dict(zip(symbols, point))).doit(), SANITY_DIGITS)
-        if (kind == "zero" and abs(value) > tolerance) or (kind == "nonnegative" and value < -tolerance) or (
-                kind == "positive" and value <= 0):
-            return False
-    return True
-
-
 def _inside(value, bounds) -> bool:
     low, high, _ = bounds
     return (low is None or value >= low) and (high is None or value <= high)

@@ -151,7 +151,7 @@ def test_monorma_delta_log_linear_treats_a_gamma_at_rounding_level_as_zero(monke
                             {"type": "gaussian_separable", "mu": 1.0, "B": [[1.0, 1.0], [1.0, 1.0]]}],
                 "p": 1, "d": 2, "X": [[1.0], [0.3], [0.8]], "Y": [[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]],
                 "lam": 1.0, "eta": 0.1, "r": 10.0, "loss": "softmax"}
-    explicit_gammas = monorma._explicit_gammas
+    explicit_gammas = monorma.explicit_gammas
 
     def rounded(instance, record):
         gammas = explicit_gammas(instance, record)
@@ -159,7 +159,7 @@ def test_monorma_delta_log_linear_treats_a_gamma_at_rounding_level_as_zero(monke
         gammas[gammas == 0] = 3e-33
         return gammas
 
-    monkeypatch.setattr(monorma, "_explicit_gammas", rounded)
+    monkeypatch.setattr(monorma, "explicit_gammas", rounded)
     violated, outcome, _ = evaluate(CLAIMS["monorma.delta_log_linear"], instance)
     assert not violated and not outcome.informative
 

@@ -20,7 +20,7 @@ def _portable(kernel) -> str:
 
 
 def _certified(kernel, p):
-    return kappa2_ball.certified_ceiling(ovk_ref.as_kernel(kernel), p, constants.SCALAR_SUP, constants.LINEAR_QUADRATIC_KAPPA2,
+    return kappa2_ball.certified_ceiling(ovk_ref.as_kernel(kernel), p, constants.scalar_sup, constants.LINEAR_QUADRATIC_KAPPA2,
                                          constants.feature_blocks)
 
 

@@ -6,10 +6,9 @@ import dataclasses
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from shared.closeness import IDENTITY_OF_SCALE, assert_close
 
 import ovk_ref
-from ovk_ref import tolerances
-from ovk_ref.closeness import assert_close
 from proofs_check import constants, strategies
 from proofs_check.claims import common
 
@@ -45,8 +44,8 @@ def _compare(instance):
     predictions, norms = literal_warm_run(instance, bound)
     reduced = np.array([float(warm.norm(kernel, t)) for t in range(1, len(norms) + 1)])
     scale = max(bound, float(np.max(np.abs(predictions))), 1.0)
-    assert_close(warm.predictions(), predictions, tolerances.IDENTITY_OF_SCALE, scale=1e3 * scale, what="predictions")
-    assert_close(reduced, norms, tolerances.IDENTITY_OF_SCALE, scale=1e3 * scale, what="norms")
+    assert_close(warm.predictions(), predictions, IDENTITY_OF_SCALE, scale=1e3 * scale, what="predictions")
+    assert_close(reduced, norms, IDENTITY_OF_SCALE, scale=1e3 * scale, what="norms")
 
 
 @pytest.mark.parametrize("regime", ["hyp2", "hyp3"])

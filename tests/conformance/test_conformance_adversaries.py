@@ -125,7 +125,7 @@ def test_an_implementation_rewriting_the_reference_on_disk_fails_the_run(tmp_pat
 
 def _regime_cases(algorithm, regime, seed=1, segments=4):
     from ovk_conform import checkpoints
-    return [checkpoints.with_drawn_rows(case, seed, segments) for case in load_cases((algorithm,), (regime,), basic=False)]
+    return [checkpoints.DrawnRows(case, seed, segments).case() for case in load_cases((algorithm,), (regime,), basic=False)]
 
 
 def test_a_fault_in_rows_the_vectors_used_to_skip_is_caught_in_every_long_stream(adversaries):

@@ -15,8 +15,9 @@ import ovk_ref
 from ovk_conform import fresh, run, wire
 from ovk_conform.manifest import load_cases
 from ovk_conform.plain_engine import PlainOnorma, float32_engine
-from ovk_conform.protocol import ListedSchedule, call_arguments
+from ovk_conform.protocol import call_arguments
 from ovk_conform.scope import AXES, Scope
+from ovk_ref import ListedSchedule
 
 LISTED = ("corner-cases", "listed-collapse-t40")
 

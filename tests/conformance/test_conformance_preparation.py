@@ -99,7 +99,7 @@ def _underflow_stream():
 def test_a_worker_that_returns_a_wrong_unstored_checkpoint_row_is_caught_by_the_comparison(monkeypatch):
     case = _underflow_stream()
     monkeypatch.setattr(checkpoints, "rows_after", wrong_unstored_row)
-    assert runner.check_case(ovk_fast.onorma, checkpoints.with_drawn_rows(case, 3, 2)).status == "pass"
+    assert runner.check_case(ovk_fast.onorma, checkpoints.DrawnRows(case, 3, 2).case()).status == "pass"
     with executor(2, start="fork") as pool:
         rows = checkpoints.DrawnRows(case, 3, 2, pool)
         drawn = rows.case()

@@ -165,12 +165,12 @@ def test_rows_recomputed_from_a_checkpoint_are_the_stored_rows_bit_for_bit():
 
 def test_drawn_rows_change_with_the_seed_and_add_whole_segments():
     case = _underflow_stream()
-    one, again, other = (checkpoints.with_drawn_rows(case, seed, 4) for seed in (1, 1, 2))
+    one, again, other = (checkpoints.DrawnRows(case, seed, 4).case() for seed in (1, 1, 2))
     assert np.array_equal(one.rounds, again.rounds) and not np.array_equal(one.rounds, other.rounds)
     added = np.setdiff1d(one.rounds, case.rounds)
     assert 4 * CHECKPOINT_EVERY - len(case.rounds) < len(added) <= 4 * CHECKPOINT_EVERY
     assert all(len(values) == len(one.rounds) for name, values in one.expected.items() if name != "coefficients")
-    assert checkpoints.with_drawn_rows(case, 1, 0) is case
+    assert checkpoints.DrawnRows(case, 1, 0).case() is case
 
 
 def test_the_field_lists_are_those_of_ovk_refs_records_and_the_workers_copy_agrees():

@@ -24,6 +24,8 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from shared.strategies import class_arrays
+from shared.streams import linear_related_tasks
 from test_ovk_fast_divergence import _expansion_everywhere, _stream, without_literal_rounds
 from test_ovk_fast_properties import (
     ROUND_LOOPS,
@@ -39,8 +41,8 @@ import ovk_fast
 import ovk_ref
 from ovk_conform import tolerance as conform_tolerance
 from ovk_ref import divergence, tolerances
+from ovk_ref.kernels.scalar import SCALAR_KERNELS
 from ovk_ref.monorma import r_range
-from ovk_ref.synthetic import linear_related_tasks
 from proofs_check import strategies
 
 literal_range = importlib.import_module("ovk_fast.literal_range")
@@ -89,8 +91,10 @@ class _ScaledGaussian(ovk_ref.OperatorKernel):
         return {"type": "scaled_gaussian", "scale": self.scale}
 
 
-FAMILIES = ("gaussian", "linear", "polynomial", "constant", "linear_quadratic", "feature", "unknown scalar",
-            "unknown class", "sum")
+#: the scalar families drawn at their extremes below, and every other one of ovk_ref's (drawn by its own strategies)
+EXTREMES = ("gaussian", "linear", "polynomial", "constant")
+FAMILIES = (*EXTREMES, "linear_quadratic", "feature", "unknown scalar", "unknown class",
+            *(name for name in SCALAR_KERNELS if name not in EXTREMES), "sum")
 
 
 @st.composite
@@ -117,6 +121,8 @@ def extreme_kernels(draw, d: int, p: int, sums: bool = True):
         return ovk_ref.Separable(_Laplacian(), B)
     if family == "unknown class":
         return _ScaledGaussian(d, draw(magnitudes()))
+    if family in SCALAR_KERNELS:
+        return ovk_ref.Separable(draw(strategies.scalar_kernels().filter(lambda k: k.name == family)), B)
     terms = draw(st.lists(st.tuples(st.one_of(st.sampled_from([0.0, 1.0]), magnitudes()),
                                     extreme_kernels(d, p, sums=False)), min_size=1, max_size=3))
     return ovk_ref.WeightedSum(terms)
@@ -130,7 +136,7 @@ def extreme_streams(draw, p: int, d: int, loss):
     if draw(st.booleans(), label="repeated inputs"):
         X = X[np.arange(n) % max(1, n // 2)]
     if ovk_ref.as_loss(loss).one_hot_targets:
-        return X, np.eye(d)[draw(strategies.class_arrays(n, d))]
+        return X, np.eye(d)[draw(class_arrays(n, d))]
     return X, draw(strategies.bounded_arrays((n, d))) * draw(magnitudes(), label="target scale")
 
 
@@ -390,13 +396,8 @@ def _beta_unchecked():
 
 
 def _scalar_bound_without(kind):
-    """``_scalar_bound`` with ``kind``'s bound planted as 1 (that family's values forgotten)."""
-    original = literal_range._scalar_bound
-
-    def planted(scalar, reach, p):
-        return np.ones_like(reach) if isinstance(scalar, kind) else original(scalar, reach, p)
-
-    return _patched(literal_range, "_scalar_bound", planted)
+    """``kind``'s declared ``intermediate_bound`` planted as 1 (that family's values forgotten)."""
+    return _patched(kind, "intermediate_bound", lambda self, reach, p: np.ones_like(reach))
 
 
 def _weights_folded_into_B():

@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from shared.streams import linear_related_tasks
 from test_ovk_fast_properties import (
     ROUND_LOOPS,
     _engine,
@@ -43,7 +44,6 @@ import ovk_fast
 import ovk_ref
 from ovk_fast.divergence_watch import DivergenceWatch
 from ovk_ref.divergence import DivergenceWarning
-from ovk_ref.synthetic import linear_related_tasks
 from proofs_check import strategies
 
 onorma_module = importlib.import_module("ovk_fast.onorma")

@@ -17,14 +17,14 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from shared.closeness import assert_close
+from shared.streams import linear_related_tasks
 
 import ovk_fast
 import ovk_ref
 from ovk_conform import tolerance
 from ovk_conform.regime_faults import NormOneDowndatePerRound
 from ovk_ref import tolerances
-from ovk_ref.closeness import assert_close
-from ovk_ref.synthetic import linear_related_tasks
 from proofs_check import strategies
 
 onorma_module = importlib.import_module("ovk_fast.onorma")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ovk_ref import versions
+from ovk_conform import versions
 from proofs_check.claims import CLAIMS
 from proofs_check.proofs import theorem2_certificate
 

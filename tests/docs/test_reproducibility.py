@@ -5,7 +5,7 @@ import re
 from importlib import metadata
 from pathlib import Path
 
-from ovk_ref import versions
+from ovk_conform import versions
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPARISON = ROOT / "tools" / "hypothesis_releases.json"

@@ -9,6 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from shared.outputs import is_complete
 
 from ovk_cli import cli
 from ovk_experiments.output import atomic
@@ -81,7 +82,7 @@ def test_a_run_killed_while_writing_leaves_a_complete_output(previous, tmp_path,
         (out / name).write_bytes(content)
     before = _snapshot(out)
     assert _killed_run(out, module, function, call, seed=1) == -9
-    assert atomic.is_complete(out), f"{sorted(os.listdir(out))} is not a complete output"
+    assert is_complete(out), f"{sorted(os.listdir(out))} is not a complete output"
     after = _snapshot(out)
     if outcome == "previous":
         assert after == before
@@ -102,7 +103,7 @@ def test_the_check_catches_a_writer_that_writes_in_place(previous, tmp_path):
     assert _killed_run(out, "ovk_experiments.output.figures", "figure2", 1, seed=1, planted=IN_PLACE_WRITER) == -9
     after, before = _snapshot(out), _snapshot(previous)
     assert after["report.md"] == before["report.md"] and after["results.csv"] != before["results.csv"]   # a mix
-    assert not atomic.is_complete(out)
+    assert not is_complete(out)
 
 
 def test_a_completed_run_replaces_the_previous_one_whole(previous, tmp_path):
@@ -110,7 +111,7 @@ def test_a_completed_run_replaces_the_previous_one_whole(previous, tmp_path):
     out.mkdir()
     (out / "figure1.png").write_bytes(b"an older run's figure")          # an older run, without a manifest
     assert cli.main([*RUN, "--seed", "2", "--out", str(out)]) == 0
-    assert atomic.is_complete(out) and (out / "figure1.png").read_bytes().startswith(b"\x89PNG")
+    assert is_complete(out) and (out / "figure1.png").read_bytes().startswith(b"\x89PNG")
     assert [entry.name for entry in tmp_path.iterdir()] == ["run"], "no staging folder is left behind"
 
 
@@ -135,11 +136,11 @@ def test_a_damaged_or_partial_folder_is_not_complete(previous, tmp_path):
     out.mkdir()
     for name, content in _snapshot(previous).items():
         (out / name).write_bytes(content)
-    assert atomic.is_complete(out)
+    assert is_complete(out)
     csv = out / "results.csv"
     csv.write_bytes(csv.read_bytes()[: len(csv.read_bytes()) // 2])      # truncated, header still valid
-    assert not atomic.is_complete(out)
+    assert not is_complete(out)
     (out / "results.csv").unlink()
-    assert not atomic.is_complete(out)
+    assert not is_complete(out)
     (out / atomic.MANIFEST).unlink()
-    assert not atomic.is_complete(out)
+    assert not is_complete(out)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from processes import ROOT
+from shared.outputs import is_complete
 
 import ovk_ref
 from ovk_cli import outputs
@@ -90,7 +91,7 @@ def test_a_reproduction_folder_written_to_a_full_disk_keeps_the_previous_one(fs)
         atomic_file.write_text(staging / "report.md", "new")
         atomic_file.write_text(staging / "results.csv", "z" * 10000)
     _no_space(raised.value, "/work/out/results.csv")     # named in --out, not in the hidden staging folder
-    assert os.listdir("/work") == ["out"] and atomic.is_complete("/work/out")
+    assert os.listdir("/work") == ["out"] and is_complete("/work/out")
     assert Path("/work/out/report.md").read_text() == "earlier report.md"
 
 
@@ -222,7 +223,7 @@ def test_reproduce_to_a_full_disk_keeps_the_previous_output(tmp_path):
     assert result.returncode == 4, result.stderr
     assert "No space left on device (ENOSPC, errno 28)" in _one_error_line(result.stderr)
     after = tmp_path / "after"
-    assert os.listdir(after) == ["out"] and atomic.is_complete(after / "out")   # no staging folder left
+    assert os.listdir(after) == ["out"] and is_complete(after / "out")   # no staging folder left
     assert (after / "out" / "report.md").read_text() == "an earlier run's report.md"
 
 

@@ -55,9 +55,9 @@ def _previous_output(folder):
 
 
 def _output_is_whole(out, previous_only: bool = False) -> None:
-    from ovk_experiments.output import atomic
+    from shared.outputs import is_complete
 
-    assert atomic.is_complete(out), sorted(os.listdir(out))
+    assert is_complete(out), sorted(os.listdir(out))
     if previous_only:
         assert (out / "report.md").read_text() == "an earlier run's report.md"
     others = [entry.name for entry in out.parent.iterdir() if entry.name != out.name]

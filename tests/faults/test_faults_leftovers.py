@@ -15,6 +15,7 @@ import tempfile
 import time
 
 import pytest
+from shared.outputs import is_complete
 
 from ovk_conform import hosts
 from ovk_experiments.output import atomic
@@ -127,7 +128,7 @@ def test_the_next_write_removes_what_a_killed_writer_left(tmp_path, kind):
         assert target.read_text() == "the next run's"
     else:
         _write_folder(target)
-        assert atomic.is_complete(target)
+        assert is_complete(target)
     assert _leftovers(tmp_path, target.name) == []
 
 

@@ -13,11 +13,11 @@ import warnings
 import mpmath
 import numpy as np
 import pytest
+from shared.closeness import assert_close
 
 import ovk_fast
 import ovk_ref
 from ovk_ref import tolerances
-from ovk_ref.closeness import assert_close
 
 #: the module (the attribute ovk_ref.monorma is the function); its r_range is looked up when a test runs
 MONORMA_MODULE = importlib.import_module("ovk_ref.monorma")

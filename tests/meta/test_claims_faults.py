@@ -8,80 +8,42 @@ import ovk_ref
 from ovk_ref.kernels import scalar
 from ovk_ref.online_learner import OnlineLearner
 from proofs_check import CLAIMS, MUTANTS, constants, run_claim, strategies
+from proofs_check.claims.base import Claim
 from proofs_check.faults import FAULTS, LAYERS, recording
 from proofs_check.units import Unit, run_unit
 
 KERNEL_FAULTS = [name for name, fault in FAULTS.items() if fault.layer == "kernel"]
 LOSS_FAULTS = [name for name, fault in FAULTS.items() if fault.layer == "loss"]
 
-#: fault -> the claim that must turn false under it in ci (its natural detector: a side computed independently of
-#: the code the fault breaks)
-CATCHER = {
-    "eta_next_index": "onorma.closed_form",
-    "step_size_over_t": "onorma.closed_form",
-    "shrink_skipped": "onorma.closed_form",
-    "shrink_halved": "prop1.ii",
-    "shrink_applied_to_new_coefficient": "onorma.sgd",
-    "new_coefficient_without_decay": "prop1.i",
-    "new_coefficient_short": "onorma.sgd",
-    "kernel_transposed": "onorma.sgd",
-    "evaluate_kernel_transposed": "def1.reproducing",
-    "truncation_keeps_one_more": "onorma.truncation_support",
-    "theorem2_exponent_halved": "trunc.schedule",
-    "delta_exponents_misparsed": "monorma.delta_normalised",
-    "monorma_weights_without_square": "monorma.delta_log_linear",
-    "monorma_zero_weight_revived": "monorma.zero_weight_absorbing",
-    "monorma_weights_on_simplex": "monorma.delta_normalised",
-    "monorma_prediction_without_weights": "monorma.copies",
-    "gamma_cross_term_once": "monorma.gamma",
-    "all_zero_resets_delta": "monorma.all_zero_keeps_delta",
-    **{name: "kernel.values" for name in KERNEL_FAULTS},
-    **{name: "loss.values" for name in LOSS_FAULTS},
-    "batch_ridge_without_t": "batch.optimality",
-    "rkhs_norm_column_major": "rkhs.feature_norm",
-}
+#: (claim, fault): each claim names the planted faults it must turn false in ci (``Claim.faults``: its side is computed
+#: independently of the code the fault breaks)
+PAIRS = [(claim.id, fault) for claim in CLAIMS.values() for fault in claim.faults]
 
 
-#: the claims of spec 5-8 registered last (C10 and C12 from f_0 != 0, C14 corrected and tight, C16's homogeneity, C19's
-#: descent step and sum bound, C20's dropped part, C25's minimal value and the shortcuts of 7.2-7.3) -> a planted fault
-#: each turns false in ci (an existing fault where one breaks the claim; squared_gradient_without_half was added for
-#: prop2.i_from_f0, which no other fault breaks)
-CAUGHT_BY = {
-    "prop1.ii_from_f0": "shrink_halved",
-    "prop2.i_from_f0": "squared_gradient_without_half",
-    "prop2.iv_tight": "batch_ridge_without_t",
-    "monorma.delta_homogeneous": "delta_exponents_misparsed",
-    "thm1.descent": "eta_next_index",
-    "thm1.phi_sum": "norm_gradient_unnormalised",
-    "thm2.dropped_norm": "truncation_keeps_one_more",
-    "batch.minimal_value": "batch_ridge_without_t",
-    "batch.separable_shortcut": "separable_scalar_at_x",
-    "batch.commuting_shortcut": "linear_quadratic_weights_swapped",
-}
-
-
-@pytest.mark.parametrize("claim_id", sorted(CAUGHT_BY))
-def test_each_new_claim_catches_its_planted_fault(claim_id):
-    assert CLAIMS[claim_id].expected == "holds"
-    assert run_claim(claim_id, "ci", shrink=False).verdict == "holds"
-    with FAULTS[CAUGHT_BY[claim_id]].applied():
-        verdict = run_claim(claim_id, "ci", shrink=False)
-    assert verdict.verdict == "false", f"{claim_id} did not catch {CAUGHT_BY[claim_id]}: {verdict.verdict} {verdict.error}"
-
-
-def test_every_fault_has_a_catcher_and_every_layer_a_fault():
-    assert set(CATCHER) == set(FAULTS)
+def test_every_fault_is_named_by_a_claim_and_every_layer_has_a_fault():
+    assert {fault for _, fault in PAIRS} == set(FAULTS)
     assert {fault.layer for fault in FAULTS.values()} == set(LAYERS)
     assert all(fault.reason and "\n" not in fault.reason for fault in FAULTS.values())
+    assert [claim for claim, fault in PAIRS if fault == "gaussian_bandwidth_doubled"] == ["kernel.values"]
 
 
-@pytest.mark.parametrize("fault", list(FAULTS))
-def test_the_catcher_turns_false_under_the_fault(fault):
-    claim_id = CATCHER[fault]
-    assert CLAIMS[claim_id].expected == "holds"
+@pytest.mark.parametrize(("claim_id", "fault"), PAIRS, ids=[f"{claim}-{fault}" for claim, fault in PAIRS])
+def test_each_claim_turns_false_under_the_faults_it_names(claim_id, fault):
     with FAULTS[fault].applied():
         verdict = run_claim(claim_id, "ci", shrink=False)
     assert verdict.verdict == "false", f"{claim_id} did not catch {fault}: {verdict.verdict} {verdict.error}"
+
+
+@pytest.mark.parametrize(("declared", "rule"), [
+    (dict(faults=("no_such_fault",)), "faults must name planted faults"),
+    (dict(faults=("shrink_halved",), expected="open"), "faults belong to claims expected to hold"),
+])
+def test_a_claim_naming_an_unknown_fault_or_one_it_cannot_catch_is_refused(declared, rule):
+    fields = dict(id="test.claim", statement="s", reference="r", hypotheses="h", expected="holds",
+                  instances=hypothesis_strategies.just({}), check=lambda instance, impl, precision=None: None,
+                  informative="i")
+    with pytest.raises(ValueError, match=rule):
+        Claim(**{**fields, **declared})
 
 
 def test_a_fault_is_removed_with_its_block_everywhere_it_was_bound():

@@ -8,6 +8,7 @@ from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 from hypothesis.extra import numpy as hnp
+from shared.strategies import smooth_losses
 
 import ovk_ref
 from proofs_check import CLAIMS, constants, strategies
@@ -75,7 +76,7 @@ def test_strategies_are_built_once_per_arguments():
     collection every 64 instances took 0.5-1 s late in a thorough search): the factories hand out one object."""
     assert strategies.kernels_with_kappa2(2, 3) is strategies.kernels_with_kappa2(2, 3)
     assert strategies.unit_interval_arrays((4, 2)) is strategies.unit_interval_arrays((4, 2))
-    assert strategies.losses(2, strategies.SMOOTH_LOSSES) is strategies.smooth_losses(2)
+    assert strategies.losses(2, strategies.SMOOTH_LOSSES) is smooth_losses(2)
 
 
 @given(strategies.kernels_with_kappa2(2, 2))

@@ -6,23 +6,50 @@ import functools
 import types
 
 import pytest
+from scipy import stats
 
 from ovk_cli.parallel import map_ordered
 from proofs_check import CLAIMS, runner
-from proofs_check.runner import INFORMATIVE_FLOOR, informative_share
+from proofs_check.runner import INFORMATIVE_FLOOR
 
 #: draws per claim: a share near 80% is then measured to about +-3 points (one standard deviation)
 DRAWS = 200
 
-#: stages of DRAWS / LOOKS draws: a share that a one-sided binomial test at level runner.SHARE_LOOK_ALPHA already
+#: stages of DRAWS / LOOKS draws: a share that a one-sided binomial test at level SHARE_LOOK_ALPHA already
 #: places above (or below) the floor after a stage stops there (most strategies draw 95% informative instances or
 #: more, and stop after 50 draws); a share near the floor is measured on all DRAWS
 LOOKS = 4
+
+#: level of the one-sided binomial test that lets ``informative_share`` decide at an earlier look: each early look
+#: changes the outcome of one fixed-size measurement on every draw with probability at most this much
+SHARE_LOOK_ALPHA = 1e-3
 
 #: every claim whose verdict rests on a floor of informative instances, but those informative by construction (their
 #: check marks every instance informative: the share is 1 whatever the strategy draws)
 MEASURED = [claim_id for claim_id, claim in CLAIMS.items()
             if claim.expected != "false" and not claim.informative.startswith("every instance")]
+
+
+def informative_share(claim_id: str, count: int, seed: int = 0, looks: int = 1) -> tuple:
+    """``(informative, drawn)``: the informative share of the claim's strategy on up to ``count`` distinct seeded
+    draws, measured with enough draws once (the tests), where a verify run only counts its informative instances.
+
+    The draws come in ``looks`` stages of ``count // looks`` (``sample``, shards 0, 1, ...). After each stage but the
+    last the counts so far stop the measurement when a one-sided binomial test already places the share above
+    ``INFORMATIVE_FLOOR`` (or below it) at level ``SHARE_LOOK_ALPHA``; the last stage compares the share with the floor
+    as a fixed-size measurement does. A strategy at or below the floor is thus passed at most
+    ``(looks - 1) * SHARE_LOOK_ALPHA`` more often than by one measurement on all the draws (and one above it failed at
+    most that much more often), while a strategy far from the floor stops after a stage."""
+    claim, seen, informative = CLAIMS[claim_id], [], 0
+    for shard in range(looks):
+        instances = [instance for instance in runner.sample(claim_id, count // looks, seed, shard) if instance not in seen]
+        seen.extend(instances)
+        informative += sum(bool(runner.evaluate(claim, instance)[1].informative) for instance in instances)
+        drawn = len(seen)
+        if shard < looks - 1 and min(stats.binom.sf(informative - 1, drawn, INFORMATIVE_FLOOR),
+                                     stats.binom.cdf(informative, drawn, INFORMATIVE_FLOOR)) <= SHARE_LOOK_ALPHA:
+            break
+    return informative, drawn
 
 
 def low_shares(claim_ids, draws=DRAWS, workers=2) -> dict:

@@ -180,7 +180,7 @@ def test_explain_refuses_a_claim_without_chain(capsys):
 
 @pytest.mark.parametrize("claim_id", ["monorma.best_kernel", "monorma.best_combination"])
 def test_the_cumulative_chain_concludes_what_the_claim_checks(claim_id):
-    """The chain's last step is the claim's own comparison (one definition: monorma_guarantees._cumulative_bound)."""
+    """The chain's last step is the claim's own comparison (one definition: monorma_guarantees.cumulative_bound)."""
     instance = CLAIMS[claim_id].known_counterexamples[0]
     result = explain(claim_id, instance, ovk_ref)
     conclusion = next(entry for entry in result.steps if entry.name == "conclusion")

@@ -52,9 +52,47 @@ def test_the_block_bounds_enclose_the_exact_sums(rho, epsilon, t0, blocks):
         assert lower <= exact.lower() and exact.upper() <= upper, (a, b, lower, exact, upper)
 
 
-@pytest.mark.parametrize("name", sorted(certificate.WRONG_BLOCK_BOUNDS))
+def _block_bounds_exponent_at_last_window(schedule, r, a, b):
+    """Planted: the exponent with ``s_b`` (the largest window of the block) in place of ``s_{a+1}``."""
+    upper, lower = certificate.block_bounds(schedule, r, a, b)
+    arb = certificate._flint().arb
+    return upper * (-r * (schedule.window(b) - schedule.window(a + 1)) / arb(b + 1).sqrt()).exp(), lower
+
+
+def _block_bounds_without_ratio(schedule, r, a, b):
+    """Planted: ``sqrt(t/i_t)`` bounded by 1."""
+    upper, lower = certificate.block_bounds(schedule, r, a, b)
+    arb = certificate._flint().arb
+    return upper / (arb(b) / (schedule.cut(a) + 1)).sqrt(), lower
+
+
+def _block_bounds_lower_with_first_window(schedule, r, a, b):
+    """Planted: the lower bound's exponent with ``s_{a+1}`` (the smallest window) in place of ``s_b``."""
+    upper, lower = certificate.block_bounds(schedule, r, a, b)
+    if not lower > 0:
+        return upper, lower
+    arb = certificate._flint().arb
+    c_first = schedule.cut(a + 1)
+    shift = r * (schedule.window(b) - schedule.window(a + 1)) / (arb(c_first).sqrt() * (1 - r / arb(c_first + 1).sqrt()))
+    return upper, lower * shift.exp()
+
+
+def _tail_bound_without_inverse_epsilon(schedule, r, N):
+    """Planted: the substitution's ``1/eps`` forgotten."""
+    tail = certificate.tail_bound(schedule, r, N)
+    return None if tail is None else tail * (certificate._flint().arb(schedule.epsilon.numerator) / schedule.epsilon.denominator)
+
+
+#: planted faults of the certificate's bounds (each caught below)
+WRONG_BLOCK_BOUNDS = {"exponent_at_last_window": _block_bounds_exponent_at_last_window,
+                      "ratio_bounded_by_one": _block_bounds_without_ratio,
+                      "lower_with_first_window": _block_bounds_lower_with_first_window}
+WRONG_TAIL_BOUNDS = {"without_inverse_epsilon": _tail_bound_without_inverse_epsilon}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG_BLOCK_BOUNDS))
 def test_a_wrong_block_bound_misses_an_exact_sum(name):
-    wrong = certificate.WRONG_BLOCK_BOUNDS[name]
+    wrong = WRONG_BLOCK_BOUNDS[name]
     missed = []
     for rho, epsilon, t0, blocks in CASES:
         schedule = certificate.Schedule(t0, epsilon)
@@ -81,7 +119,7 @@ def test_the_tail_bound_is_its_integral(rho, epsilon, t0, N):
     closed = certificate.tail_bound(schedule, flint.arb(rho), N)
     integral = _lemma_integral(schedule, rho, N)
     assert closed is not None and math.isclose(float(closed.mid()), integral, rel_tol=tolerances.FLOAT64_VS_MPMATH_RTOL)
-    for wrong in certificate.WRONG_TAIL_BOUNDS.values():
+    for wrong in WRONG_TAIL_BOUNDS.values():
         assert not math.isclose(float(wrong(schedule, flint.arb(rho), N).mid()), integral, rel_tol=tolerances.FLOAT64_VS_MPMATH_RTOL)
 
 

@@ -1,8 +1,8 @@
 """Helpers shared by the tests/ref files: explicit spec formulas written independently of ovk_ref's loops."""
 import numpy as np
+from shared.closeness import assert_close
 
 from ovk_ref import tolerances
-from ovk_ref.closeness import assert_close
 
 
 def gram_norm2(kernel, X, coefficients) -> float:

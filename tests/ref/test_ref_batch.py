@@ -7,10 +7,10 @@ Round-off scales: a backward-stable solve leaves a residual of ``eps (||S|| ||c|
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
+from shared.closeness import IDENTITY_OF_SCALE, assert_close
 
 import ovk_ref
 from ovk_ref import tolerances
-from ovk_ref.closeness import assert_close
 from proofs_check import strategies
 
 
@@ -86,4 +86,4 @@ def test_c25_separable_shortcut_equals_the_direct_solve(problem):
     coefficients = ovk_ref.batch_ridge(X, Y, kernel, lam=lam)
     condition = np.linalg.cond(block_gram(kernel, X) + t * lam * np.eye(Y.size))
     scale = condition * max(np.abs(shortcut).max(), np.abs(coefficients).max())
-    assert_close(coefficients, shortcut, tolerances.IDENTITY_OF_SCALE, scale=scale, what="coefficients")
+    assert_close(coefficients, shortcut, IDENTITY_OF_SCALE, scale=scale, what="coefficients")

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from shared.streams import linear_related_tasks  # any width: not the paper's data
 from test_ref_atomic_rounds import STATE, same_value
 
 import ovk_ref
 from ovk_ref import checkpoint
-from ovk_ref.synthetic import linear_related_tasks  # any width: not the paper's data
 
 X, Y = linear_related_tasks(14, p=3, d=2, seed=3)
 ONORMA_CASES = {

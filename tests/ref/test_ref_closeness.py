@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from shared.closeness import IDENTITY_OF_SCALE, assert_close
 
 from ovk_ref import closeness, tolerances
-from ovk_ref.closeness import ToleranceClass, assert_close
+from ovk_ref.closeness import ToleranceClass
 
 FINITE = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
 ANY = st.one_of(FINITE, st.sampled_from([np.nan, np.inf, -np.inf]))
@@ -77,7 +78,7 @@ def test_the_message_names_the_first_differing_row_the_error_and_the_class():
 
 def test_the_classes_keep_their_values():
     assert (tolerances.IDENTITY.rtol, tolerances.IDENTITY.atol) == (tolerances.IDENTITY_RTOL, tolerances.IDENTITY_ATOL)
-    assert (tolerances.IDENTITY_OF_SCALE.rtol, tolerances.IDENTITY_OF_SCALE.atol) == (tolerances.IDENTITY_RTOL, 0.0)
+    assert (IDENTITY_OF_SCALE.rtol, IDENTITY_OF_SCALE.atol) == (tolerances.IDENTITY_RTOL, 0.0)
     assert (tolerances.ROUNDS.rtol, tolerances.ROUNDS.atol) == (tolerances.IDENTITY_RTOL, tolerances.UNDERFLOW_ATOL)
 
 

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from shared.streams import linear_related_tasks
 from test_ref_atomic_rounds import STATE, same_value
 from test_ref_checkpoint import test_resumed_learner_is_the_uninterrupted_one_bit_for_bit
 
 import ovk_ref
 from ovk_ref import checkpoint
 from ovk_ref.learner_state import LearnerState, MonormaState, OnormaState
-from ovk_ref.synthetic import linear_related_tasks
 
 DATA = Path(__file__).parent / "data"
 X, Y = linear_related_tasks(14, p=3, d=2, seed=3)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from shared.closeness import INEQUALITY_RTOL
 
 import ovk_ref
 from ovk_ref import tolerances
@@ -81,7 +82,7 @@ def loss_and_points(draw):
 
 def _margin(*terms):
     """Room for round-off when the two sides tie: relative to the size of the terms compared."""
-    return tolerances.INEQUALITY_RTOL * max(abs(float(term)) for term in terms)
+    return INEQUALITY_RTOL * max(abs(float(term)) for term in terms)
 
 
 @given(loss_and_points(), st.floats(0.0, 1.0))
@@ -113,4 +114,4 @@ def test_c4_lipschitz_constant(case):
         return
     difference = abs(loss.value(z, y) - loss.value(z2, y))
     assert difference <= loss.lipschitz * np.linalg.norm(z - z2) + _margin(loss.value(z, y), loss.value(z2, y))
-    assert np.linalg.norm(loss.gradient(z, y)) <= loss.lipschitz * (1 + tolerances.INEQUALITY_RTOL)
+    assert np.linalg.norm(loss.gradient(z, y)) <= loss.lipschitz * (1 + INEQUALITY_RTOL)

@@ -6,9 +6,9 @@ import warnings
 
 import numpy as np
 import pytest
+from shared.closeness import IDENTITY_OF_SCALE, assert_close
 
 import ovk_ref
-from ovk_ref.closeness import assert_close
 
 KERNELS = [ovk_ref.LinearQuadratic(1.0, 2), ovk_ref.gaussian_separable(1.0, 2)]
 X = np.array([[1.0, 0.5], [0.5, 1.0]])
@@ -27,7 +27,7 @@ def test_all_zero_gamma_at_50_digits_matches_float64(all_zero):
     first = [float(w) for w in digits50.weights[0]]
     if all_zero == "keep":
         assert first == [0.5, 0.5]
-        assert_close(np.asarray(digits50.weights, dtype=float), float64.weights, ovk_ref.tolerances.IDENTITY_OF_SCALE,
+        assert_close(np.asarray(digits50.weights, dtype=float), float64.weights, IDENTITY_OF_SCALE,
                      scale=np.abs(float64.weights), what="weights at 50 digits against float64")
     else:
         assert all(math.isnan(w) for w in first) and np.all(np.isnan(float64.weights[0]))

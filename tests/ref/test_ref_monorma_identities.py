@@ -5,6 +5,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from ref_checks import assert_rounds_close, gram_norm2_scale, shrink_products, step_sizes
+from shared.strategies import smooth_losses
 
 import ovk_ref
 from ovk_ref import tolerances
@@ -69,7 +70,7 @@ def one_kernel_problems(draw):
     """MONORMA instances with one kernel and a smooth loss: C17 compares whole trajectories, and at a kink of a
     non-smooth loss two float64 computations may pick different subgradients."""
     d, p = draw(strategies.dimensions), draw(strategies.dimensions)
-    loss = draw(strategies.smooth_losses(d))
+    loss = draw(smooth_losses(d))
     X, Y = draw(strategies.streams(p, d, loss=loss))
     lam, eta = draw(strategies.step_parameters())
     return dict(kernels=[draw(strategies.kernels(d, p))], X=X, Y=Y, lam=lam, eta=eta, r=draw(st.floats(0.1, 5.0)),

@@ -8,6 +8,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 from ref_checks import assert_rounds_close, gram_norm2, gram_norm2_scale
+from shared.strategies import problems
 
 import ovk_ref
 from proofs_check import strategies
@@ -44,7 +45,7 @@ def test_c15_gamma_recursion_equals_the_gram_norm_of_every_component(problem):
 
 @st.composite
 def onorma_problems(draw):
-    problem = draw(strategies.problems())
+    problem = draw(problems())
     problem["truncation"] = draw(st.one_of(
         st.none(), st.integers(1, 6), st.builds(ovk_ref.theorem2_schedule, st.integers(1, 4), st.floats(0.01, 0.49))))
     return problem

@@ -5,6 +5,7 @@ import numpy as np
 from hypothesis import example, given
 from hypothesis import strategies as st
 from ref_checks import assert_rounds_close, shrink_products, step_sizes
+from shared.strategies import problems, smooth_losses
 
 import ovk_ref
 from ovk_ref import tolerances
@@ -13,7 +14,7 @@ from proofs_check import tolerances as proofs_tolerances
 from proofs_check.claims.onorma import schedule_formula
 
 
-@given(strategies.problems())
+@given(problems())
 def test_c5_closed_form_of_the_coefficients(problem):
     """Without truncation ``alpha_{i,n} = alpha_{i,i} P_{i,n}``."""
     record = ovk_ref.onorma(problem["X"], problem["Y"], problem["kernel"], lam=problem["lam"], eta=problem["eta"],
@@ -27,7 +28,7 @@ def test_c5_closed_form_of_the_coefficients(problem):
 def feature_problems(draw):
     d, p = draw(strategies.dimensions), draw(strategies.dimensions)
     kernel = draw(strategies.feature_kernels(d, p))
-    loss = draw(strategies.smooth_losses(d))
+    loss = draw(smooth_losses(d))
     X, Y = draw(strategies.streams(p, d, loss=loss))
     lam, eta = draw(strategies.step_parameters())
     return kernel, X, Y, lam, eta, loss
@@ -168,7 +169,7 @@ def test_the_claims_schedule_formula_without_its_guard_misses_exact_powers(monke
 
 @st.composite
 def truncated_problems(draw):
-    problem = draw(strategies.problems())
+    problem = draw(problems())
     problem["truncation"] = draw(st.one_of(
         st.integers(1, 6),
         st.builds(ovk_ref.theorem2_schedule, st.integers(1, 4), st.floats(0.01, 0.49))))
@@ -196,7 +197,7 @@ def test_c8_truncation_keeps_exactly_the_most_recent_coefficients(problem):
         assert_rounds_close(coefficients[cut:], kept, f"kept coefficients after round {t}")
 
 
-@given(st.one_of(strategies.problems(), truncated_problems()))
+@given(st.one_of(problems(), truncated_problems()))
 def test_c23_kernel_evaluations_per_round(problem):
     """``t - 1`` per round without truncation, ``min(t - 1, s_{t-1})`` with it (spec 5.4, C23)."""
     truncation = problem.get("truncation")
@@ -208,7 +209,7 @@ def test_c23_kernel_evaluations_per_round(problem):
     assert sum(expected) <= n * (n - 1) // 2
 
 
-@given(st.one_of(strategies.problems(), truncated_problems()))
+@given(st.one_of(problems(), truncated_problems()))
 def test_learn_one_and_predict_one_replay_the_whole_stream_run(problem):
     """Predicting ``x_t`` before learning it gives the record's prediction; the final coefficients agree."""
     truncation = problem.get("truncation")
@@ -222,7 +223,7 @@ def test_learn_one_and_predict_one_replay_the_whole_stream_run(problem):
     assert np.array_equal(learner.coefficients(), record.coefficients)
 
 
-@given(strategies.problems(max_n=5))
+@given(problems(max_n=5))
 def test_kernel_and_loss_may_be_given_as_dicts(problem):
     options = dict(lam=problem["lam"], eta=problem["eta"])
     loss = ovk_ref.as_loss(problem["loss"])

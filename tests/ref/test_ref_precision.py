@@ -3,10 +3,10 @@
 import mpmath
 import numpy as np
 import pytest
+from shared.streams import linear_related_tasks
 
 import ovk_ref
 from ovk_ref import tolerances
-from ovk_ref.synthetic import linear_related_tasks
 
 X, Y = linear_related_tasks(12, p=3, d=2, seed=1)   # any width: not the paper's data
 LABELS = np.eye(2)[(Y[:, 0] > 0).astype(int)]

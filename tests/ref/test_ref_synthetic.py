@@ -1,7 +1,7 @@
 """The paper's synthetic data (spec 3.4): its law, checked on draws of ``ovk_ref.synthetic``.
 
 Each law check is a function of a generator (``synthetic``, ``features``); the generator passes every check and
-each planted wrong reading of spec 3.4 (``proofs_check.mutants.SYNTHETIC_MUTANTS``) fails the one meant for it.
+each planted wrong reading of spec 3.4 (``SYNTHETIC_MUTANTS``) fails the one meant for it.
 
 Statistical bounds (a fixed seed set, so each check is deterministic; a correct generator would fail one with
 probability at most ``FALSE_ALARM`` over all the entries it tests, by a union bound):
@@ -12,6 +12,7 @@ probability at most ``FALSE_ALARM`` over all the entries it tests, by a union bo
   ``z_{1 - alpha/2} sqrt(N D_jj D_kk)``.
 """
 import importlib
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -21,7 +22,7 @@ from hypothesis.extra.numpy import arrays
 from scipy import stats
 
 import ovk_ref
-from proofs_check.mutants import SYNTHETIC_MUTANTS
+from ovk_ref.synthetic import NAMED_INPUTS, WEIGHT_VARIANCES
 
 #: the module (``ovk_ref.synthetic`` the attribute is its function): it offers ``synthetic`` and ``features``, as
 #: each mutant does
@@ -98,6 +99,40 @@ CHECKS = [check_outputs_are_W_phi, check_weight_covariance, check_inputs_uniform
 @pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.__name__)
 def test_the_generator_follows_the_papers_law(check):
     check(generator)
+
+
+def _synthetic_with(*, weight_scale=None, per_example_weights=False, shared_weights=False, phi_offset=0):
+    """The paper's generator (``ovk_ref.synthetic``, spec 3.4) with one plausible mistake."""
+    variances = np.asarray(WEIGHT_VARIANCES)
+
+    def features(X):
+        X = np.asarray(X, dtype=float)
+        x1, x2, x3, x4, x5 = (X[:, i - 1 + phi_offset] for i in NAMED_INPUTS)
+        return np.column_stack([x1 ** 2, x4 ** 2, x1 * x2, x3 * x5, x2, x4, np.ones(len(X))])
+
+    def synthetic(n, p=20, d=4, *, seed=0, noise=0.0, return_weights=False):
+        rng = np.random.default_rng(seed)
+        scale = np.sqrt(variances) if weight_scale is None else weight_scale(variances)
+        W = rng.standard_normal((1 if shared_weights else d, len(variances))) * scale
+        W = np.repeat(W, d, axis=0) if shared_weights else W
+        X = rng.uniform(0.0, 1.0, size=(n, p))
+        if per_example_weights:
+            rows = [W] + [rng.standard_normal(W.shape) * scale for _ in range(n - 1)]
+            Y = np.array([features(X[i:i + 1])[0] @ rows[i].T for i in range(n)])
+        else:
+            Y = features(X) @ W.T
+        return (X, Y, W) if return_weights else (X, Y)
+
+    return SimpleNamespace(synthetic=synthetic, features=features)
+
+
+#: name -> a wrong reading of the paper's synthetic data (spec 3.4), with ``synthetic`` and ``features``
+SYNTHETIC_MUTANTS = {
+    "variances_used_as_standard_deviations": _synthetic_with(weight_scale=lambda variances: variances),
+    "weights_redrawn_per_example": _synthetic_with(per_example_weights=True),
+    "one_weight_vector_for_all_tasks": _synthetic_with(shared_weights=True),
+    "phi_indices_read_zero_based": _synthetic_with(phi_offset=1),
+}
 
 
 CAUGHT_BY = {

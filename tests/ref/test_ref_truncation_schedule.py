@@ -62,7 +62,7 @@ def _floor_power_at_50_digits(base: int, epsilon: str) -> int:
 @example(10**10, 0.25)            # 10^7.5: far from an integer
 @example(2**40, 0.125)            # 2^25 exactly
 def test_the_schedule_floor_read_off_float64_is_the_50_digit_one(base, epsilon):
-    """``_floor_power`` takes the float64 power's floor only where it is farther than SCHEDULE_FLOAT_GUARD from every
+    """``floor_power`` takes the float64 power's floor only where it is farther than SCHEDULE_FLOAT_GUARD from every
     integer: the same floor as the SCHEDULE_DIGITS evaluation, exact powers included."""
-    truncation._floor_power.cache_clear()
-    assert truncation._floor_power(base, repr(epsilon)) == _floor_power_at_50_digits(base, repr(epsilon))
+    truncation.floor_power.cache_clear()
+    assert truncation.floor_power(base, repr(epsilon)) == _floor_power_at_50_digits(base, repr(epsilon))
