@@ -85,22 +85,27 @@ class ONORMA(OnlineLearner):
         # 1. new coefficient, the gradient taken at z = f_{t-1}(x_t)
         prediction, evaluations = self._evaluate(x)
         new = self.new_coefficient(eta_t, prediction, y)
-        # ||f_t||^2 before truncation: c_t^2 ||f_{t-1}||^2 + 2 c_t <f_{t-1}(x_t), new> + <K(x_t,x_t) new, new>
-        norm2 = c_t**2 * self.norm2 + 2 * c_t * np.dot(prediction, new) + np.dot(self.kernel(x, x) @ new, new)
+        # ||f_t||^2 before truncation (spec 6.2 with one kernel)
+        norm2 = self.norm_update(self.norm2, c_t, prediction, self.kernel(x, x), new)
         # 2. update old coefficients
         alphas = [alpha * c_t for alpha in self.alphas] + [new]
         centres = [*self.centres, x]
         indices = [*self.indices, t]
         # 3. (optional) truncation: keep the s_t most recent terms (indices i > t - s_t)
         while s_t is not None and indices[0] <= t - s_t:
-            norm2 = self._drop_oldest(norm2, centres, alphas)
+            norm2 = self.norm_downdate(norm2, centres, alphas)
             del centres[0], indices[0], alphas[0]
         # 4. f_t: its terms
         return OnormaState(t=t, p=len(x), centres=tuple(centres), alphas=tuple(alphas), indices=tuple(indices),
                            norm2=norm2, last_prediction=prediction, last_new_coefficient=new,
                            last_kernel_evaluations=evaluations, diverged_at=self.diverged_at)
 
-    def _drop_oldest(self, norm2, centres, alphas):
+    def norm_update(self, previous, c_t, prediction, K_xx, new):
+        """``||c_t f_{t-1} + K(., x_t) alpha_{t,t}||^2 = c_t^2 ||f_{t-1}||^2 + 2 c_t <f_{t-1}(x_t), alpha_{t,t}>
+        + <K(x_t, x_t) alpha_{t,t}, alpha_{t,t}>`` (spec 6.2 with one kernel)."""
+        return c_t**2 * previous + 2 * c_t * np.dot(prediction, new) + np.dot(K_xx @ new, new)
+
+    def norm_downdate(self, norm2, centres, alphas):
         """``||h||^2`` after removing the oldest term ``K(., x_i) a_i`` of ``h`` (spec 6.5):
         ``||h - K(.,x_i) a_i||^2 = ||h||^2 - 2 <h(x_i), a_i> + <K(x_i,x_i) a_i, a_i>``."""
         centre, alpha = centres[0], alphas[0]

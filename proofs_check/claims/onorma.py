@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import ovk_ref
 from proofs_check import constants, strategies, tolerances
-from proofs_check.claims import common
+from proofs_check.claims import common, explicit
 from proofs_check.claims.base import Outcome, claim
 
 
@@ -133,6 +133,67 @@ def truncation_support(instance, impl, precision=None):
     outcome = common.discrete(mismatches)
     outcome.informative = any(common.window(instance, t) < t for t in range(1, len(trajectory.X) + 1))
     return outcome
+
+
+def _norm_terms(instance, trajectory) -> tuple:
+    """Per round t: the Gram norm ``||f_t||^2`` of the run's own coefficients as the double sum of spec 2.3
+    (``explicit.norm2``: nothing shared with the recursion), and the size of the terms the recursion summed up to
+    round t: ``sum_{s<=t} sum_{i,k<=s} |a_{i,s}| |K(x_i, x_k)| |a_{k,s}|`` over the untruncated coefficients
+    ``a_{i,s} = alpha_{i,i} P_{i,s}`` (the update adds these terms each round, the downdate takes some off again;
+    each round's float rounding is relative to them, and it accumulates)."""
+    K = common.kernel(instance)
+    X = trajectory.X
+    n = len(X)
+    blocks = explicit.kernel_blocks(K, X)
+    sizes = np.array([[np.abs(block) for block in row] for row in blocks])     # n x n x d x d
+    new = np.asarray(trajectory.record["new_coefficients"], dtype=float)
+    gram_norms, magnitudes, total = [], [], 0.0
+    for t in range(1, n + 1):
+        coefficients = np.asarray(trajectory.coefficients[t - 1], dtype=float)
+        gram_norms.append(explicit.norm2(K, X[:t], coefficients, blocks))
+        untruncated = np.abs(explicit.shrunk(new, instance["eta"], instance["lam"], t))
+        total += float(np.einsum("id,ikde,ke->", untruncated, sizes[:t, :t], untruncated))
+        magnitudes.append(total)
+    return np.array(gram_norms), np.array(magnitudes)
+
+
+def _without(coefficients, i: int) -> np.ndarray:
+    """The coefficients with the term ``i`` (1-based) set to 0: the rest of ``h`` that a dropped term has cross terms with."""
+    rest = np.array(coefficients, dtype=float)
+    rest[i - 1] = 0
+    return rest
+
+
+@claim("onorma.norm_recursion", statement="the tracked ||f_t||^2 (the update of spec 6.2, the downdates of 6.5) equals the "
+       "Gram norm of f_t's coefficients, every round, with and without truncation",
+       reference="Alg. 1; spec 5.1, 6.2 (one kernel), 6.5", hypotheses="any kernel, loss and truncation", expected="holds",
+       instances=st.one_of(strategies.onorma_instances("any", truncation=True, min_n=2),
+                           strategies.tight_truncated_onorma_instances("hyp2", max_n=5)),
+       uses=("onorma",),
+       informative="a round t >= 2 with a non-zero cross term <f_{t-1}(x_t), alpha_{t,t}>, or a dropped term with a non-zero "
+                   "cross term <h(x_i), a_i> with the rest; the Gram norm is the double sum over the run's own coefficients, "
+                   "computed in the claim",
+       faults=("onorma_norm_cross_term_once", "onorma_norm_shrink_not_squared", "onorma_downdate_cross_term_sign",
+               "onorma_downdate_term_alone"))
+def norm_recursion(instance, impl, precision=None):
+    trajectory = common.trajectory(impl, instance, precision)
+    tracked = np.asarray(trajectory.record["rkhs_norm2"], dtype=float)
+    expected, magnitudes = _norm_terms(instance, trajectory)
+    allowed = tolerances.IDENTITY_RTOL * magnitudes + tolerances.IDENTITY_ATOL
+    errors = np.abs(tracked - expected)
+    errors[~np.isfinite(errors)] = np.inf
+    worst = int(np.argmax(errors / allowed))
+    K = common.kernel(instance)
+    X = trajectory.X
+    cross = [float(np.dot(np.asarray(trajectory.record["predictions"][t - 1], dtype=float),
+                          np.asarray(trajectory.record["new_coefficients"][t - 1], dtype=float))) for t in range(2, len(X) + 1)]
+    kept = [(t, trajectory.coefficients[t - 2]) for t in range(2, len(X) + 1) if common.dropped_indices(instance, t)]
+    cross += [float(np.dot(explicit.value(K, X[:t - 1], _without(previous, i), X[i - 1]), np.asarray(previous[i - 1], dtype=float)))
+              for t, previous in kept for i in common.dropped_indices(instance, t)]
+    return Outcome(margin=float(allowed[worst] - errors[worst]), scale=float(allowed[worst]),
+                   quantities={"max_error": float(errors[worst]), "round": worst + 1, "tracked": float(tracked[worst]),
+                               "gram": float(expected[worst])},
+                   informative=common.resolved(cross, order=2), observed=float(errors[worst]), bound=float(allowed[worst]))
 
 
 #: digits of the independent evaluation of Theorem 2's schedule, and how close to an integer a root counts as it

@@ -89,6 +89,32 @@ def _exponent_halved(original):
     return schedule
 
 
+def _norm_cross_term_once(original):
+    def norm_update(self, previous, c_t, prediction, K_xx, new):
+        return c_t**2 * previous + c_t * np.dot(prediction, new) + np.dot(K_xx @ new, new)
+    return norm_update
+
+
+def _norm_shrink_not_squared(original):
+    def norm_update(self, previous, c_t, prediction, K_xx, new):
+        return c_t * previous + 2 * c_t * np.dot(prediction, new) + np.dot(K_xx @ new, new)
+    return norm_update
+
+
+def _downdate_cross_term_sign(original):
+    def norm_downdate(self, norm2, centres, alphas):
+        value_at_centre, _ = self._evaluate(centres[0], centres, alphas)
+        return norm2 + 2 * np.dot(value_at_centre, alphas[0]) + np.dot(self.kernel(centres[0], centres[0]) @ alphas[0], alphas[0])
+    return norm_downdate
+
+
+def _downdate_term_alone(original):
+    def norm_downdate(self, norm2, centres, alphas):
+        alpha = alphas[0]
+        return norm2 - np.dot(self.kernel(centres[0], centres[0]) @ alpha, alpha)
+    return norm_downdate
+
+
 def _delta_exponents_misparsed(original):
     def weight_update(self, w):
         r = self.num.scalar(self.r)
@@ -168,6 +194,18 @@ LEARNER_FAULTS = [
     Fault("theorem2_exponent_halved", "truncation",
           "Theorem 2's s_t = t0 + floor((t - t0)^(1/2 + epsilon/2)): the exponent's epsilon halved",
           (Patch(truncation.Theorem2Schedule, "__call__", _exponent_halved),)),
+    Fault("onorma_norm_cross_term_once", "norm recursion",
+          "||f_t||^2 = c_t^2 ||f_{t-1}||^2 + c_t <f_{t-1}(x_t), alpha_{t,t}> + <K alpha, alpha>: the cross term counted once",
+          (Patch(ONORMA, "norm_update", _norm_cross_term_once),)),
+    Fault("onorma_norm_shrink_not_squared", "norm recursion",
+          "c_t ||f_{t-1}||^2 in place of c_t^2 ||f_{t-1}||^2: the shrink of the coefficients carried to their norm unsquared",
+          (Patch(ONORMA, "norm_update", _norm_shrink_not_squared),)),
+    Fault("onorma_downdate_cross_term_sign", "norm recursion",
+          "||h - K(., x_i) a_i||^2 = ||h||^2 + 2 <h(x_i), a_i> + <K a_i, a_i>: the sign of the cross term of the downdate",
+          (Patch(ONORMA, "norm_downdate", _downdate_cross_term_sign),)),
+    Fault("onorma_downdate_term_alone", "norm recursion",
+          "||h||^2 - <K(x_i, x_i) a_i, a_i> for a dropped term: its own norm taken off, its cross terms with the rest kept",
+          (Patch(ONORMA, "norm_downdate", _downdate_term_alone),)),
     Fault("delta_exponents_misparsed", "MONORMA weights",
           "the box's 1/r+1 and r/r+1 read as (1/r)+1 and (r/r)+1 = 2 (spec 6.3, E20)",
           (Patch(MONORMA, "weight_update", _delta_exponents_misparsed),)),
