@@ -15,7 +15,7 @@ import ovk_ref
 from ovk_ref import arithmetic
 from ovk_ref.arithmetic import Arithmetic
 from proofs_check import comparators, constants, strategies, tolerances
-from proofs_check.claims import common
+from proofs_check.claims import common, explicit
 from proofs_check.claims.base import Outcome, claim
 from proofs_check.claims.common import U, constant
 
@@ -129,6 +129,70 @@ def prop2_iv_tight(instance, impl=None, precision=None):
                    informative=common.resolved([float(norm) for norm in norms]), observed=float(norms[worst]), bound=float(bound))
 
 
+def direct_risk(instance, n: int, blocks, coefficients=None, w=None) -> float:
+    """``R_reg(h, n) = (1/n) sum_{i<=n} l(h(x_i), y_i) + (lam/2) ||h||^2`` written out term by term (spec 2.3, with the
+    ``blocks[i][k] = K(x_i, x_k)`` of ``explicit.kernel_blocks``): ``h = sum_{k<=n} K(., x_k) a_k`` (``coefficients``),
+    or for a feature kernel ``h = A(.) w`` with ``||w||^2`` in place of ``||h||^2`` (``||h|| <= ||w||``: the value bounds
+    ``R_reg(h, n)`` from above, hence ``min R_reg``)."""
+    K, loss = common.kernel(instance), ovk_ref.as_loss(instance["loss"])
+    X, Y = common.arrays(instance)
+    if w is not None:
+        values = [K.features(x) @ w for x in X[:n]]
+        regulariser = float(np.dot(w, w))
+    else:
+        values = [sum((blocks[i][k] @ coefficients[k] for k in range(n)), np.zeros(Y.shape[1])) for i in range(n)]
+        regulariser = explicit.norm2(K, X[:n], coefficients, blocks)
+    return float(sum(float(loss.value(value, y)) for value, y in zip(values, Y[:n])) / n + instance["lam"] / 2 * regulariser)
+
+
+def _bracket_sides(instance, impl) -> list:
+    """Per prefix n: ``(lower, upper, [R_reg(h, n) for h in 0, ONORMA's f_n, the comparator's minimiser])``, each risk
+    written out (``direct_risk``)."""
+    trajectory = common.trajectory(impl, instance)
+    X, Y = trajectory.X, trajectory.Y
+    blocks = explicit.kernel_blocks(common.kernel(instance), X)
+    sides = []
+    for n in range(1, len(X) + 1):
+        comparator = _comparator(instance, n)
+        online = np.asarray(trajectory.coefficients[n - 1], dtype=float)
+        risks = [direct_risk(instance, n, blocks, np.zeros_like(Y[:n])), direct_risk(instance, n, blocks, online)]
+        minimiser = np.asarray(comparator.minimiser, dtype=float)
+        risks.append(direct_risk(instance, n, blocks, w=minimiser) if common.loss_name(instance) != "squared"
+                     else direct_risk(instance, n, blocks, minimiser))
+        sides.append((float(comparator.lower), float(comparator.upper), risks))
+    return sides
+
+
+@claim("comparator.bracket", statement="the certified comparator brackets min R_reg: lower <= R_reg(h, n) for h = 0, ONORMA's f_n "
+       "and the comparator's own minimiser, and upper >= R_reg(minimiser, n) (an identity for the squared loss), every prefix n",
+       reference="spec 7.1, 11 (the comparator of Theorems 1-2)", hypotheses="the squared loss with any kernel, or a feature "
+       "kernel with any loss (the two comparators of proofs_check.comparators)", expected="holds",
+       instances=st.one_of(strategies.onorma_instances("any", min_n=1, max_n=6, among=("squared",)),
+                           strategies.onorma_instances("any", feature_only=True, min_n=1, max_n=6)), uses=("onorma",),
+       informative="a prefix whose risk at the comparator's minimiser is below R_reg(0, n) by more than round-off (the minimum "
+                   "is not the trivial one); margin relative to the size of the risks compared",
+       notes="each risk is the sum over the prefix written out (claims.explicit), nothing shared with the comparator's "
+             "arithmetic but the kernel and the loss; a lower end above any R_reg(h, n) is not a lower bound of the minimum",
+       faults=("ridge_minimum_without_half", "comparator_regulariser_doubled"))
+def comparator_bracket(instance, impl, precision=None):
+    worst, useful = None, False
+    for n, (lower, upper, risks) in enumerate(_bracket_sides(instance, impl), start=1):
+        size = max(abs(lower), abs(upper), *(abs(risk) for risk in risks))
+        allowed = tolerances.IDENTITY_RTOL * size + tolerances.IDENTITY_ATOL
+        # lower <= every risk; upper >= the minimiser's risk (equal to it for the closed form of the squared loss)
+        gaps = [risk - lower for risk in risks] + [upper - risks[2]]
+        if common.loss_name(instance) == "squared":
+            gaps.append(risks[2] - upper)
+        margin = min(gaps) + allowed
+        useful = useful or risks[0] - risks[2] > allowed
+        if worst is None or margin / allowed < worst.relative_margin:
+            worst = Outcome(margin=float(margin), scale=float(allowed), quantities={
+                "n": n, "lower": lower, "upper": upper, "R_reg(0)": risks[0], "R_reg(f_n)": risks[1], "R_reg(minimiser)": risks[2]},
+                observed=lower, bound=float(min(risks)))
+    worst.informative = useful
+    return worst
+
+
 def _theorem_outcome(instance, impl, precision, *, excess, post_update=False, truncation_term=False) -> Outcome:
     """``LHS_n <= R_reg(f_n, n) + excess(n)`` (+ the C20 truncation term) for every prefix n; worst prefix. ``excess`` is
     an expression of proofs_check.constants, or a function of ``U, lam, eta, n`` (and ``precision``)."""
@@ -186,14 +250,16 @@ def removed_norms(instance, trajectory, precision=None) -> np.ndarray:
 
 @claim("thm1.predictor", statement="(1/n) sum_t R_inst(f_{t-1}, x_t, y_t) <= R_reg(f_n, n) + a/sqrt(n) + b/n for every n",
        reference="Thm. 1 (predictor reading); spec C18, E10, E11", hypotheses="Hyp. 1 and (Hyp. 2 or Hyp. 3), no truncation",
-       expected="holds", instances=theorem_instances(), uses=("onorma",), informative=THEOREM_INFORMATIVE)
+       expected="holds", instances=theorem_instances(), uses=("onorma",), informative=THEOREM_INFORMATIVE,
+       faults=("U_prop2_max_as_min",))
 def theorem1_predictor(instance, impl, precision=None):
     return _theorem_outcome(instance, impl, precision, excess=constants.THEOREM1_EXCESS)
 
 
 @claim("thm1.sharpened", statement="(1/n) sum_t R_t(f_{t-1}) <= R_reg(f_n, n) + a/sqrt(n) - (3U^2/(2 eta) + 2 lam^2 U^2 eta)/n",
        reference="Thm. 1 sharpened; spec C18s, 11", hypotheses="Hyp. 1 and (Hyp. 2 or Hyp. 3), no truncation",
-       expected="holds", instances=theorem_instances(), uses=("onorma",), informative=THEOREM_INFORMATIVE)
+       expected="holds", instances=theorem_instances(), uses=("onorma",), informative=THEOREM_INFORMATIVE,
+       faults=("sharpening_b_without_half", "theorem1_a_rho_inverted"))
 def theorem1_sharpened(instance, impl, precision=None):
     return _theorem_outcome(instance, impl, precision, excess=constants.SHARPENED_EXCESS)
 
@@ -331,7 +397,8 @@ def theorem1_without_lam(instance, impl, precision=None):
 
 @claim("thm2.any_truncation", statement="LHS_n <= R_reg(f_n,n) + a/sqrt(n) - (3U^2/(2 eta) + 2 lam^2 U^2 eta)/n + (2U/n) sum_t ||Delta_t||/eta_t",
        reference="Thm. 2' (perturbed SGD); spec C20", hypotheses="Hyp. 1 and (Hyp. 2 or 3), any truncation schedule",
-       expected="holds", instances=theorem_instances(truncation=True), uses=("onorma",), informative=THEOREM_INFORMATIVE)
+       expected="holds", instances=theorem_instances(truncation=True), uses=("onorma",), informative=THEOREM_INFORMATIVE,
+       faults=("sharpening_b_without_half",))
 def theorem2_any_truncation(instance, impl, precision=None):
     return _theorem_outcome(instance, impl, precision, excess=constants.SHARPENED_EXCESS, truncation_term=True)
 

@@ -290,7 +290,7 @@ def _norm_bound_outcome(instance, impl, precision, factor) -> Outcome:
        instances=st.one_of(strategies.onorma_instances("hyp2", truncation=True, min_n=2), strategies.tight_onorma_instances("hyp2")),
        uses=("onorma",),
        informative="two rounds or more and f_n != 0; margin 1 - ||f_t|| / bound_t at the tightest round",
-       faults=("shrink_halved",))
+       faults=("shrink_halved", "U_prop1_kappa_squared", "tie_taken_above_zero"))
 def prop1_ii(instance, impl, precision=None):
     return _norm_bound_outcome(instance, impl, precision, common.U(instance, precision))
 

@@ -6,6 +6,7 @@ prints the claims x faults matrix (``proofs_check.sensitivity``); the tests asse
 (tests/meta/test_claims_faults.py), as scikit-learn runs each estimator check against an estimator broken on purpose.
 ``proofs_check.mutants.MUTANTS`` holds the learner faults as implementation objects (nothing patched globally).
 """
+from proofs_check.faults.checks import CHECK_FAULTS
 from proofs_check.faults.fault import LAYERS, Fault, Patch, recording
 from proofs_check.faults.kernels import KERNEL_FAULTS
 from proofs_check.faults.learner import LEARNER_FAULTS
@@ -13,7 +14,8 @@ from proofs_check.faults.losses import LOSS_FAULTS
 from proofs_check.faults.solvers import SOLVER_FAULTS
 
 #: name -> Fault, by layer in the order of LAYERS
-FAULTS = {fault.name: fault for fault in sorted(LEARNER_FAULTS + KERNEL_FAULTS + LOSS_FAULTS + SOLVER_FAULTS,
+FAULTS = {fault.name: fault for fault in sorted(LEARNER_FAULTS + KERNEL_FAULTS + LOSS_FAULTS + SOLVER_FAULTS
+                                                + CHECK_FAULTS,
                                                 key=lambda fault: list(LAYERS).index(fault.layer))}
 
 

@@ -19,6 +19,7 @@ a fault is planted and when it is removed, so that no fault outlives its block.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import sys
 import types
 from dataclasses import dataclass
@@ -41,6 +42,8 @@ LAYERS = {
     "loss": "loss values and (sub)gradients, every loss of spec 4 (ovk_ref.losses)",
     "batch": "the batch solver (G + t lam I) c = vec(Y) (ovk_ref.batch)",
     "RKHS norm": "||f||_H^2 = vec(A)^T G vec(A) (ovk_ref.rkhs.rkhs_norm2)",
+    "checks": "the checks' own code: the constants U, a, b, the comparators min R_reg, the bound formulas and the rule "
+              "that decides a violation (proofs_check)",
 }
 
 #: the packages whose modules may bind a patched function (a fault is planted in every one of them)
@@ -56,31 +59,40 @@ def _forget_cached_values() -> None:
 
 @dataclass(frozen=True)
 class Patch:
-    """``owner.name`` replaced by ``make(original)``: ``owner`` a class of ovk_ref or a module."""
+    """``owner.name`` replaced by ``make(original)``: ``owner`` a class of ovk_ref, a module or a module's dotted name."""
 
     owner: object
     name: str
     make: Callable
 
     @property
+    def resolved(self):
+        """The owner; a module named by its dotted name (a module of the checks, which import the faults) is imported
+        here, when the fault is planted or recorded."""
+        return importlib.import_module(self.owner) if isinstance(self.owner, str) else self.owner
+
+    @property
     def target(self) -> str:
         """The dotted name of the patched code, e.g. ``ovk_ref.kernels.scalar.Gaussian.__call__``."""
+        if isinstance(self.owner, str):
+            return f"{self.owner}.{self.name}"
         owner = self.owner.__name__ if isinstance(self.owner, types.ModuleType) else \
             f"{self.owner.__module__}.{self.owner.__qualname__}"
         return f"{owner}.{self.name}"
 
     def original(self):
-        return getattr(self.owner, self.name)
+        return getattr(self.resolved, self.name)
 
     def bindings(self) -> list:
         """``(owner, attribute)`` pairs to replace: the attribute itself and, for a module function, every attribute of
         a project module that is the same function (``from ovk_ref.batch import batch_ridge``, aliases included)."""
-        if not isinstance(self.owner, types.ModuleType):
-            return [(self.owner, self.name)]
+        owner = self.resolved
+        if not isinstance(owner, types.ModuleType):
+            return [(owner, self.name)]
         original = self.original()
-        found = [(self.owner, self.name)]
+        found = [(owner, self.name)]
         for module_name, module in list(sys.modules.items()):
-            if module is self.owner or module is None or not module_name.startswith(PROJECT_PACKAGES):
+            if module is owner or module is None or not module_name.startswith(PROJECT_PACKAGES):
                 continue
             found += [(module, attribute) for attribute, value in list(vars(module).items()) if value is original]
         return found
@@ -160,10 +172,10 @@ def recording(faults):
     by_target = {}
     for fault in faults:
         for patch in fault.patches:
-            by_target.setdefault((id(patch.owner), patch.name), (patch, []))[1].append(fault.name)
+            by_target.setdefault((id(patch.resolved), patch.name), (patch, []))[1].append(fault.name)
     # a base class's method is wrapped before a subclass's override of it, so that the override's wrapper calls the
     # base's wrapper and both record
-    ordered = sorted(by_target.values(), key=lambda pair: len(getattr(pair[0].owner, "__mro__", ())))
+    ordered = sorted(by_target.values(), key=lambda pair: len(getattr(pair[0].resolved, "__mro__", ())))
     with contextlib.ExitStack() as stack:
         for patch, names in ordered:
             wrapper = _recorder(patch.original(), names, touched)
