@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+import test_ref_checkpoint
 from shared.streams import linear_related_tasks
 from test_ref_atomic_rounds import STATE, same_value
-from test_ref_checkpoint import test_resumed_learner_is_the_uninterrupted_one_bit_for_bit
 
 import ovk_ref
 from ovk_ref import checkpoint
@@ -214,7 +214,8 @@ def test_planted_fault_a_field_read_back_wrong_is_caught(monkeypatch, tmp_path):
 
     monkeypatch.setattr(checkpoint, "_decode_field", gamma_forgotten)
     with pytest.raises(AssertionError):   # the predictions after the resume differ
-        test_resumed_learner_is_the_uninterrupted_one_bit_for_bit("monorma", "three-gaussians", None, tmp_path)
+        test_ref_checkpoint.test_resumed_learner_is_the_uninterrupted_one_bit_for_bit("monorma", "three-gaussians", None,
+                                                                                      tmp_path)
 
 
 def test_run_stream_checks_the_stream_against_the_learners_p():
