@@ -36,6 +36,14 @@ DELTA_NORMALISATION = 1e-12
 #: can be compared with.
 GAMMA_CANCELLATION = 1e-3
 
+# --- projections (the removal policy ``projection``, ovk_ref.truncation) ---------------------------
+#: an eigenvalue of a Gram matrix at most this fraction of its largest is zero in a projection's least-norm solve
+#: (``Arithmetic.project``): float64's eigh gives the zero eigenvalues of a singular Gram matrix (a repeated point, a
+#: rank-deficient B) as about n d eps times the largest, ~1e-14 for n d <= 64; dividing by them would add a
+#: coefficient of 1e14 times round-off. 1e-12 drops them with a factor 100 of margin, and keeps every direction a
+#: float64 kernel resolves. The same rule at 50 digits (an exact zero is 1e-50 there).
+PROJECTION_EIGENVALUE = 1e-12
+
 # --- float64 against 50-digit mpmath ----------------------------------------
 #: a float64 run against a 50-digit run of the same case, relative to the scale (max |entry|) of
 #: the field. A round is not a contraction in general (with eta_1 kappa^2 > 2 the runs diverge,

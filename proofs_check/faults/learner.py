@@ -102,16 +102,16 @@ def _norm_shrink_not_squared(original):
 
 
 def _downdate_cross_term_sign(original):
-    def norm_downdate(self, norm2, centres, alphas):
-        value_at_centre, _ = self._evaluate(centres[0], centres, alphas)
-        return norm2 + 2 * np.dot(value_at_centre, alphas[0]) + np.dot(self.kernel(centres[0], centres[0]) @ alphas[0], alphas[0])
+    def norm_downdate(self, norm2, centres, alphas, j=0):
+        value_at_centre, _ = self._evaluate(centres[j], centres, alphas)
+        return norm2 + 2 * np.dot(value_at_centre, alphas[j]) + np.dot(self.kernel(centres[j], centres[j]) @ alphas[j], alphas[j])
     return norm_downdate
 
 
 def _downdate_term_alone(original):
-    def norm_downdate(self, norm2, centres, alphas):
-        alpha = alphas[0]
-        return norm2 - np.dot(self.kernel(centres[0], centres[0]) @ alpha, alpha)
+    def norm_downdate(self, norm2, centres, alphas, j=0):
+        alpha = alphas[j]
+        return norm2 - np.dot(self.kernel(centres[j], centres[j]) @ alpha, alpha)
     return norm_downdate
 
 
