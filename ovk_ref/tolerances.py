@@ -122,3 +122,14 @@ IDENTITY = ToleranceClass("identity", IDENTITY_RTOL, IDENTITY_ATOL, "two float64
 #: two runs compared round by round whose values may be subnormal (IDENTITY_RTOL, UNDERFLOW_ATOL)
 ROUNDS = ToleranceClass("rounds", IDENTITY_RTOL, UNDERFLOW_ATOL,
                         "two runs round by round; subnormal values carry absolute precision only")
+#: a float64 value stored in a file by one machine (a checkpoint, a golden vector, a pasted output) against the same
+#: computation made on this one: the same formula in the same order of Python operations, but BLAS kernels (OpenBLAS
+#: picks them by CPU: SandyBridge, Haswell, SkylakeX...), numpy's SIMD paths and FMA sum the same terms in another
+#: order, so each value differs by a few units in the last place of the numbers it combines (measured: last-bit
+#: differences, e.g. -3.57e-16 against -3.93e-16 of a margin of scale 1, between SkylakeX and Haswell kernels). It is
+#: IDENTITY's bound (a sum of O(t) terms, error O(t eps), 1e-10 relative to their size leaves a factor >100), with
+#: the subnormal floor of ROUNDS (a run's values may underflow). Bit-for-bit stays the rule where it holds: the same
+#: process, the same machine, 1 thread against 2, a file loaded and saved again.
+ACROSS_MACHINES = ToleranceClass("across machines", IDENTITY_RTOL, UNDERFLOW_ATOL,
+                                 "a stored float64 value against the same computation on another CPU (BLAS kernels, "
+                                 "SIMD paths, FMA sum in another order)")

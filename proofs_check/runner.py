@@ -55,7 +55,7 @@ except ImportError:  # pragma: no cover -- a Hypothesis without the module has n
     hypothesis_providers = None
 
 import ovk_ref
-from proofs_check import profiles, proofs, tolerances
+from proofs_check import margins, profiles, proofs, tolerances
 from proofs_check.claims import CLAIMS
 
 
@@ -145,6 +145,14 @@ def steering(margin: float) -> float:
     if not math.isfinite(margin) or margin < 0.5:
         return float(f"{margin:.{STEERING_DIGITS}g}")
     return 1.0 - float(f"{1.0 - margin:.{STEERING_DIGITS}g}")
+
+
+def tighter(margin: float, worst: float) -> bool:
+    """Whether an instance of margin ``margin`` replaces the tightest one so far (margin ``worst``): when it is
+    smaller as a report tells it (``margins.resolved``: 0 for a tie, else 3 significant digits; NaN below every
+    number). The digits beyond are round-off, whose last bits differ from one CPU's BLAS kernels and SIMD paths to
+    another's: the first instance found among equals is kept, so that every machine reports the same instance."""
+    return margins.resolved(margin) < margins.resolved(worst)
 
 
 def search_seed(claim_id: str, seed: int, shard: int = 0) -> int:
@@ -356,7 +364,7 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
         count(outcome.informative)
         verdict.rechecked += rechecked
         margin = outcome.relative_margin
-        if (outcome.informative or violated) and (margin < verdict.worst_margin or math.isnan(margin)):
+        if (outcome.informative or violated) and tighter(margin, verdict.worst_margin):
             verdict.worst_margin, verdict.worst_quantities, verdict.worst_instance = margin, outcome.quantities, instance
             verdict.worst_observed, verdict.worst_bound = outcome.observed, outcome.bound
         if outcome.informative and outcome.settled is not None and not outcome.settled >= verdict.worst_settled_margin:
@@ -415,7 +423,7 @@ def _replay_known(claim, impl, verdict) -> None:
         verdict.rechecked += rechecked
         if violated:
             verdict.verdict, verdict.known = "false", True
-            if outcome.relative_margin < verdict.worst_margin or math.isnan(outcome.relative_margin):
+            if tighter(outcome.relative_margin, verdict.worst_margin):
                 verdict.worst_margin, verdict.worst_quantities, verdict.worst_instance = (
                     outcome.relative_margin, outcome.quantities, instance)
                 verdict.worst_observed, verdict.worst_bound = outcome.observed, outcome.bound

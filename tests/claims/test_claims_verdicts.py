@@ -94,3 +94,11 @@ def test_a_counterexample_is_printed_with_its_own_margin_and_the_tightest_instan
     # was once the first one's, beside the second instance
     assert tightest["margin"] == verdict.worst_margin < verdict.counterexample_margin
     assert evaluate(CLAIMS["prop2.iv"], tightest["instance"])[1].relative_margin == tightest["margin"]
+
+
+def test_an_instance_tighter_only_by_round_off_does_not_replace_the_tightest_one():
+    """The tightest instance of a run is the first found among margins equal up to round-off (whose last bits depend
+    on the CPU), so every machine reports the same instance and proof chain; NaN and a real gain replace it."""
+    from proofs_check.runner import tighter
+    assert tighter(0.5, math.inf) and tighter(-1e-6, 0.0) and tighter(math.nan, -1.0)
+    assert not tighter(-3.93e-16, -3.57e-16) and not tighter(0.0, -3.57e-16) and not tighter(0.2, 0.1)
