@@ -237,7 +237,7 @@ BEST_CONSTANTS = {
     "prop2.iv_tight": (1.0, "attained (one point at the top of K(x, x), y = C_y v; docs/bounds.md)"),
     "thm1.descent": (1.0, "attained at every t (G_t along K(., x*) v: ||G_t(x*)|| = kappa ||G_t||)"),
     "thm1.phi_sum": (None, "one-point family, n = 2..5: [0.3118, 0.3128], [0.3015, 0.3025], [0.2903, 0.2913], "
-                           "[PHI5] (docs/bounds.md); 0.3756 at n = 1, not derived"),
+                           "[0.2854, 0.2864] (docs/bounds.md); 0.3756 at n = 1, not derived"),
     "thm2.dropped_norm": (1.0, "attained at every drop (one point at the top of K(x, x), the subgradient -C v every round)"),
 }
 

@@ -99,7 +99,8 @@ def prop2_iv(instance, impl=None, precision=None):
 @claim("prop2.iv_U", statement="||f_n|| <= U = max(C_y/kappa, 2 C_y/lam): the norm bound Theorem 1 actually uses",
        reference="Prop. 2(iv) as used by Thm. 1; spec C14, E11", hypotheses="Hyp. 1, 3", expected="holds",
        instances=strategies.onorma_instances("hyp3"), informative="f_n != 0; margin relative to U",
-       notes="||f_n|| <= C_y/sqrt(lam) (from R_reg(f_n) <= R_reg(0) <= C_y^2/2) < C_y/(sqrt(2) kappa) <= U")
+       notes="||f_n|| <= C_y/sqrt(lam) (from R_reg(f_n) <= R_reg(0) <= C_y^2/2) < C_y/(sqrt(2) kappa) <= U",
+       faults=("U_prop2_max_as_min",))
 def prop2_iv_u(instance, impl=None, precision=None):
     bound = U(instance)
     norms = _batch_norms(instance, precision)
@@ -252,8 +253,7 @@ def removed_norms(instance, trajectory, precision=None) -> np.ndarray:
 
 @claim("thm1.predictor", statement="(1/n) sum_t R_inst(f_{t-1}, x_t, y_t) <= R_reg(f_n, n) + a/sqrt(n) + b/n for every n",
        reference="Thm. 1 (predictor reading); spec C18, E10, E11", hypotheses="Hyp. 1 and (Hyp. 2 or Hyp. 3), no truncation",
-       expected="holds", instances=theorem_instances(), uses=("onorma",), informative=THEOREM_INFORMATIVE,
-       faults=("U_prop2_max_as_min",))
+       expected="holds", instances=theorem_instances(), uses=("onorma",), informative=THEOREM_INFORMATIVE)
 def theorem1_predictor(instance, impl, precision=None):
     return _theorem_outcome(instance, impl, precision, excess=constants.THEOREM1_EXCESS)
 

@@ -340,3 +340,26 @@ def test_the_shrink_left_out_violates_theorem1_by_the_margin_derived_by_hand(cla
     # the check's margin is against the comparator's certified lower end (BFGS to 1e-10): the same to 1e-6
     assert outcome.relative_margin == pytest.approx(derived, rel=1e-6)
     assert not shorter     # n is the first prefix the fault breaks the bound at, on this stream
+
+
+def test_the_new_coefficient_without_decay_violates_theorem2_any_truncation_by_the_margin_derived_by_hand():
+    """A shrink fault cannot turn thm2.any_truncation false: its check reads the run's own f_t against c_t f_{t-1} +
+    K(., x_t) alpha_{t,t} with the spec's c_t, so a wrong shrink (or truncation) is a perturbation Delta_t, which Theorem
+    2' allows. A wrong new coefficient is not: alpha_{t,t} = -eta u_t (no decay) on one point, K = 1, the norm loss,
+    lam = 1, rho = 0.99 and the target -10 gives a_t = (1 - rho/sqrt t) a_{t-1} - rho, Delta_t = 0, and the sharpened
+    bound breaks at n = 17 (not before)."""
+    rho, n = 0.99, 17
+    a = [0.0]
+    for t in range(1, n + 1):
+        a.append((1 - rho / math.sqrt(t)) * a[-1] - rho)
+    lhs = sum(abs(v + 10) + v**2 / 2 for v in a[:n]) / n
+    excess = 2 * (2 * rho + 1 / rho) / math.sqrt(n) - (3 / (2 * rho) + 2 * rho) / n
+    derived = (9.5 + excess - lhs) / excess
+    claim = CLAIMS["thm2.any_truncation"]
+    instance = onorma_instance(n, [-10.0] * n, lam=1.0, eta=rho, kernel=CONSTANT_FEATURE)
+    assert not evaluate(claim, instance)[0]
+    with FAULTS["new_coefficient_without_decay"].applied():
+        violated, outcome, _ = evaluate(claim, instance)
+        shorter, _, _ = evaluate(claim, onorma_instance(n - 1, [-10.0] * (n - 1), lam=1.0, eta=rho, kernel=CONSTANT_FEATURE))
+    assert violated and not shorter and outcome.quantities["n"] == n and outcome.quantities["truncation_term"] == 0
+    assert outcome.relative_margin == pytest.approx(derived, rel=1e-6) and derived < 0
