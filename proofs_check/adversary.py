@@ -219,10 +219,13 @@ BEST_CONSTANTS = {
     "prop2.i": (0.5, "1/2 without truncation (attained at t = 1, approached at every t as lam/kappa^2 grows); a window "
                      "of 1 gives 0.530, not derived with truncation"),
     "prop2.iii": (None, "at most 3/4 without truncation; not derived"),
-    "thm1.predictor": (None, "n = 1: sqrt(10)/40 = 0.079 (proved); more at n >= 2, not derived"),
-    "thm1.sharpened": (None, "n = 1: 1/4 (proved); more at n >= 2, not derived"),
+    "thm1.predictor": (None, "n = 1: sqrt(10)/40 = 0.079 (proved); one-point family, n = 2..5: [0.1669, 0.1679], "
+                             "[0.1989, 0.1999], [0.1987, 0.1997], [0.2103, 0.2113]; 0.2138 at n = 9 (docs/bounds.md)"),
+    "thm1.sharpened": (None, "n = 1: 1/4 (proved); one-point family, n = 2..5: [0.3009, 0.3019], [0.3144, 0.3154], "
+                             "[0.2921, 0.2931], [0.2951, 0.2961] (docs/bounds.md)"),
     "thm1.post_update": (None, "n = 1: 3/13 = 0.2308 for d = 1 and the norm loss, at most 4/13 for any loss (proved); "
-                               "not derived for n >= 2"),
+                               "one-point family, n = 2..5: [0.2226, 0.2236], [0.2280, 0.2290], [0.2261, 0.2271], "
+                               "[0.2262, 0.2272] (docs/bounds.md)"),
     "thm1.per_round": (None, "not derived"),
     "thm2.any_truncation": (None, "n = 1: 1/4 (as thm1.sharpened); more at n >= 2, not derived"),
     "thm2.certificate": (None, "a function of (rho, epsilon) alone: the search's maximum over its box"),
@@ -233,16 +236,31 @@ BEST_CONSTANTS = {
                               "against the target, lam = c kappa^2, tends to 1 as rho -> 0, and as rho -> 1 at c = 2")),
     "prop2.iv_tight": (1.0, "attained (one point at the top of K(x, x), y = C_y v; docs/bounds.md)"),
     "thm1.descent": (1.0, "attained at every t (G_t along K(., x*) v: ||G_t(x*)|| = kappa ||G_t||)"),
-    "thm1.phi_sum": (None, "not derived"),
+    "thm1.phi_sum": (None, "one-point family, n = 2..5: [0.3118, 0.3128], [0.3015, 0.3025], [0.2903, 0.2913], "
+                           "[0.2854, 0.2864] (docs/bounds.md); 0.3756 at n = 1, not derived"),
     "thm2.dropped_norm": (1.0, "attained at every drop (one point at the top of K(x, x), the subgradient -C v every round)"),
 }
+
+
+#: the prefixes n whose pinned instances of Theorem 1's edge start the search (proofs_check.theorem1_edge)
+EDGE_PREFIXES = range(2, 10)
+
+
+def edge_starts(claim_id: str) -> list:
+    """For a Theorem 1 claim (and thm2.any_truncation, whose untruncated form is thm1.sharpened), the pinned instances
+    of the one-point family at rho -> 1 (``theorem1_edge.pinned_instance``), one per n in EDGE_PREFIXES."""
+    from proofs_check import theorem1_edge
+    kind = "thm1.sharpened" if claim_id == "thm2.any_truncation" else claim_id
+    if kind not in theorem1_edge.KINDS:
+        return []
+    return [theorem1_edge.pinned_instance(kind, n) for n in EDGE_PREFIXES]
 
 
 def tightness(claim_id: str, profile: str = "ci") -> dict:
     """The claim's ``profile`` search (its worst margins, all rounds and t >= SETTLED_ROUND) and the adversarial search."""
     from proofs_check.runner import run_claim
     verdict = run_claim(claim_id, profile)
-    found = search(claim_id)
+    found = search(claim_id, extra_starts=edge_starts(claim_id))
     best, what = BEST_CONSTANTS[claim_id]
     def finite(value):
         return value if value is not None and math.isfinite(value) else None

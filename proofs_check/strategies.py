@@ -546,6 +546,31 @@ def tight_onorma_instances(draw, regime: str, *, feature_only: bool = False, min
                      C_y=C_y, truncation=None)
 
 
+#: the target patterns of ``edge_onorma_instances``: every target on one side, or alternating sides
+EDGE_PATTERNS = ("constant", "alternating")
+
+
+@st.composite
+def edge_onorma_instances(draw, *, max_n: int = 10):
+    """Theorem 1 at its edge (docs/bounds.md, proofs_check.theorem1_edge): one point ``x*`` at the top of ``K(x, x)``
+    (a feature kernel: the comparator is certified), the norm loss, ``rho = eta lam`` near 1 (``1 - rho`` log-uniform in
+    [1e-6, 1/2]) and targets ``+-Y v`` beyond reach, on one side or alternating sides: the one-point family whose best
+    ratios are the largest found (alternating targets at ``rho -> 1``, n in [2, max_n - 1]), and where a shrink left out
+    lets ``||f_t||`` grow as ``rho sum_k k^(-1/2)`` (constant targets, n in [max_n - 2, max_n]). Fields as ``onorma_instances``; no truncation."""
+    d, p = draw(dimensions), draw(dimensions)
+    kernel, kappa2 = draw(kernels_with_kappa2(d, p, feature_only=True, sums=False))
+    x, v = top_direction(kernel, p)
+    constant = draw(st.sampled_from(EDGE_PATTERNS)) == "constant"
+    n = draw(integers(max_n - 2, max_n) if constant else integers(2, max_n - 1))   # the growth needs rounds to show
+    lam = draw(log_uniform(1e-3, 1e2))
+    rho = 1 - draw(log_uniform(1e-6, 0.5))
+    size = kappa2 / lam * draw(log_uniform(1.01, 100.0))     # beyond C kappa^2 / lam, the largest prediction (C = 1)
+    signs = np.ones(n) if constant else (-1.0) ** np.arange(n)
+    Y = (signs * draw(st.sampled_from((1.0, -1.0))))[:, None] * (size * v)[None, :]
+    return _portable(kernel, np.repeat(x[None, :], n, axis=0), Y, lam=lam, eta=rho / lam, loss="norm", kappa2=kappa2,
+                     C=1.0, C_y=size, truncation=None)
+
+
 #: the Lipschitz losses (Hyp. 2) that are functions of ``z - y``: ONORMA from ``f_0`` is then ONORMA from 0 on shifted
 #: targets plus the shrunk ``f_0`` (``claims.common.warm_trajectory``); the classification losses are not
 SHIFT_INVARIANT_LIPSCHITZ = ("norm", "huber", "epsilon_insensitive")

@@ -293,3 +293,73 @@ def test_the_planted_fault_violates_the_bound_by_the_margin_derived_by_hand(clai
         assert true_margin < 0
     else:
         assert outcome.relative_margin == pytest.approx(derived, rel=1e-9, abs=1e-12), (claim_id, outcome)
+
+
+def _unshrunk_sides(n, *, rho, post_update=False, sharpened=False, phi=False):
+    """ONORMA with the shrink left out (c_t = 1) on one point, K = 1, the norm loss, lam = 1 (U = 1), the target -10
+    every round: the subgradient is +1 while the iterate stays above -10, so a_t = -rho sum_{k<=t} k^(-1/2). Returns
+    the margin of prefix n against the exact min R_reg = min_b |b + 10| + b^2/2 = 9.5 (at b = -1)."""
+    a = [0.0]
+    for t in range(1, n + 1):
+        a.append(a[-1] - rho / math.sqrt(t))
+    risk = [abs(v + 10) + v**2 / 2 for v in a]
+    lhs = sum(risk[1:n + 1] if post_update else risk[:n]) / n
+    if phi:
+        excess = _phi(n, rho) / n
+    else:
+        big_a = 2 * (2 * rho + 1 / rho)
+        excess = big_a / math.sqrt(n) - (3 / (2 * rho) + 2 * rho) / n if sharpened else big_a / math.sqrt(n) + 1 / (2 * rho * n)
+    return (9.5 + excess - lhs) / excess
+
+
+def unshrunk_instance(n, rho):
+    return onorma_instance(n, [-10.0] * n, lam=1.0, eta=rho, kernel=CONSTANT_FEATURE)
+
+
+#: Theorem 1's claims turned false by an algorithm fault (not only by a loss fault): the shrink left out lets ||f_t||
+#: grow as rho sum_k k^(-1/2) against a target beyond reach; claim -> (n, rho, the margin derived here)
+ALGORITHM_VIOLATIONS = {
+    "thm1.predictor": (9, 0.99, lambda: _unshrunk_sides(9, rho=0.99)),
+    "thm1.sharpened": (9, 0.9, lambda: _unshrunk_sides(9, rho=0.9, sharpened=True)),
+    "thm1.post_update": (8, 0.99, lambda: _unshrunk_sides(8, rho=0.99, post_update=True)),
+    "thm1.phi_sum": (8, 0.9, lambda: _unshrunk_sides(8, rho=0.9, post_update=True, phi=True)),
+}
+
+
+@pytest.mark.parametrize("claim_id", sorted(ALGORITHM_VIOLATIONS))
+def test_the_shrink_left_out_violates_theorem1_by_the_margin_derived_by_hand(claim_id):
+    n, rho, expected = ALGORITHM_VIOLATIONS[claim_id]
+    instance = unshrunk_instance(n, rho)
+    violated, reference, _ = evaluate(CLAIMS[claim_id], instance)
+    assert not violated and reference.informative
+    with FAULTS["shrink_skipped"].applied():
+        violated, outcome, _ = evaluate(CLAIMS[claim_id], instance)
+        shorter, _, _ = evaluate(CLAIMS[claim_id], unshrunk_instance(n - 1, rho))
+    derived = expected()
+    assert violated and outcome.quantities["n"] == n and derived < 0
+    # the check's margin is against the comparator's certified lower end (BFGS to 1e-10): the same to 1e-6
+    assert outcome.relative_margin == pytest.approx(derived, rel=1e-6)
+    assert not shorter     # n is the first prefix the fault breaks the bound at, on this stream
+
+
+def test_the_new_coefficient_without_decay_violates_theorem2_any_truncation_by_the_margin_derived_by_hand():
+    """A shrink fault cannot turn thm2.any_truncation false: its check reads the run's own f_t against c_t f_{t-1} +
+    K(., x_t) alpha_{t,t} with the spec's c_t, so a wrong shrink (or truncation) is a perturbation Delta_t, which Theorem
+    2' allows. A wrong new coefficient is not: alpha_{t,t} = -eta u_t (no decay) on one point, K = 1, the norm loss,
+    lam = 1, rho = 0.99 and the target -10 gives a_t = (1 - rho/sqrt t) a_{t-1} - rho, Delta_t = 0, and the sharpened
+    bound breaks at n = 17 (not before)."""
+    rho, n = 0.99, 17
+    a = [0.0]
+    for t in range(1, n + 1):
+        a.append((1 - rho / math.sqrt(t)) * a[-1] - rho)
+    lhs = sum(abs(v + 10) + v**2 / 2 for v in a[:n]) / n
+    excess = 2 * (2 * rho + 1 / rho) / math.sqrt(n) - (3 / (2 * rho) + 2 * rho) / n
+    derived = (9.5 + excess - lhs) / excess
+    claim = CLAIMS["thm2.any_truncation"]
+    instance = onorma_instance(n, [-10.0] * n, lam=1.0, eta=rho, kernel=CONSTANT_FEATURE)
+    assert not evaluate(claim, instance)[0]
+    with FAULTS["new_coefficient_without_decay"].applied():
+        violated, outcome, _ = evaluate(claim, instance)
+        shorter, _, _ = evaluate(claim, onorma_instance(n - 1, [-10.0] * (n - 1), lam=1.0, eta=rho, kernel=CONSTANT_FEATURE))
+    assert violated and not shorter and outcome.quantities["n"] == n and outcome.quantities["truncation_term"] == 0
+    assert outcome.relative_margin == pytest.approx(derived, rel=1e-6) and derived < 0
