@@ -1,7 +1,7 @@
 """The steps proved by sympy (proofs_check.proofs.symbolic): every proof is discharged and its statement holds at
 exact sample points; every planted wrong variant is not proved and is refuted at an exact point of its domain.
 
-The whole module runs 28 sympy proofs and their 28 variants (about 5 s): each proof is a few simplifications; the
+The whole module runs 36 sympy proofs and their 36 variants (about 15 s): each proof is a few simplifications; the
 variants are the planted faults of the proofs, so they cannot be skipped."""
 import itertools
 
