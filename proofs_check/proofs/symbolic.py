@@ -80,17 +80,54 @@ def _fails(kind: str, value) -> bool:
     return bool(value.is_negative) if kind == "nonnegative" else bool(value.is_nonpositive)
 
 
-def refute(proof: SymbolicProof):
-    """An exact point of the domain where the relation of ``proof`` is false (a dict symbol -> value), or None."""
+#: how near a boundary ``refute``'s second pass goes: ``low + 1/10^k``, ``high - 1/10^k`` (exact rationals), and
+#: ``10^k`` for a range without an upper end
+NEAR = (3, 6)
+
+
+def refute(proof: SymbolicProof, boundaries: bool = True):
+    """An exact point of the domain where the relation of ``proof`` is false (a dict symbol -> value), or None. First the
+    grid of ``SAMPLES`` (and the domain's own values); then (``boundaries``) each symbol at its ends and near them
+    (``boundary_values``) with the others on the grid's first two values, and every corner of the near-boundary
+    values."""
     relation, kind, domain, _ = proof.parts()
     symbols = sorted(domain, key=str)
-    choices = [[value for value in SAMPLES + tuple(domain[symbol][2])
-                if _inside(value, domain[symbol]) and (not symbol.is_integer or sp.Integer(value) == value)] for symbol in symbols]
-    for point in itertools.product(*choices):
+    grid = [_admissible(symbol, domain[symbol], SAMPLES + tuple(domain[symbol][2])) for symbol in symbols]
+    edges = [[value for value in _admissible(symbol, domain[symbol], boundary_values(domain[symbol]))
+              if not (symbol.is_positive and value <= 0)] for symbol in symbols]
+    points = itertools.product(*grid)
+    if boundaries:
+        points = itertools.chain(points, _boundary_points(grid, edges), itertools.product(*edges))
+    for point in points:
         substitution = dict(zip(symbols, point))
         if _fails(kind, relation.subs(substitution).doit()):
             return substitution
     return None
+
+
+def boundary_values(bounds) -> tuple:
+    """The ends of a range and exact rationals near them (``NEAR``): a failure confined near a boundary is found."""
+    low, high, _ = bounds
+    values = []
+    if low is not None:
+        values += [sp.sympify(low)] + [low + sp.Rational(1, 10**k) for k in NEAR]
+    if high is not None:
+        values += [sp.sympify(high)] + [high - sp.Rational(1, 10**k) for k in NEAR]
+    else:
+        values += [sp.Integer(10**k) for k in NEAR]
+    return tuple(values)
+
+
+def _admissible(symbol, bounds, values) -> list:
+    """The values inside the range (a boundary of 0 only where a domain lists it), integers for an integer symbol."""
+    return [value for value in dict.fromkeys(values) if _inside(value, bounds) and (not symbol.is_integer or sp.Integer(value) == value)]
+
+
+def _boundary_points(grid, edges):
+    """Each symbol at each of its boundary values, the others at their grid's first two values."""
+    for index, values in enumerate(edges):
+        others = [column[:2] for column in grid]
+        yield from itertools.product(*others[:index], values, *others[index + 1:])
 
 
 def _inside(value, bounds) -> bool:
@@ -643,3 +680,17 @@ THEOREM2_FORMULA_WRONG = [
 
 PROOFS.update({proof.name: proof for proof in THEOREM2_FORMULA_PROOFS})
 WRONG_VARIANTS.update({proof.name: proof for proof in THEOREM2_FORMULA_WRONG})
+
+
+#: wrong variants whose failure lies only near a boundary of their domain, which the grid of SAMPLES misses and
+#: ``refute``'s boundary pass must find (tests/proofs/test_symbolic.py)
+BOUNDARY_VARIANTS = {proof.name: proof for proof in [
+    SymbolicProof("post_update_step_size", "eta (kappa^2 + lam) < 149/100 (a margin taken off 3/2): false only near eta lam -> 1 "
+                  "and lam -> 2 kappa^2", "eta lam = 1/(1 + v), lam = 2 kappa^2 + s",
+                  _bound((kappa**2 + 2 * kappa**2 + s) / ((1 + v) * (2 * kappa**2 + s)), sp.Rational(149, 100), strict=True,
+                         kappa=(0, None), s=(0, None), v=(0, None))),
+    SymbolicProof("prop2_iv_hence", "C_y / sqrt(lam) <= 2 C_y / lam for 0 < lam <= 401/100: false only for lam in (4, 4.01]",
+                  "lam = x^2", _bound(C_y / x, 2 * C_y / x**2, C_y=(0, None), x=(0, sp.sqrt(sp.Rational(401, 100))))),
+    SymbolicProof("t2_exponential_below", "1 - x <= exp(-(101/100) x) (the exponent 1 % too large): false only for x < 0.02",
+                  "derivative", _exponential_below(sp.Rational(101, 100))),
+]}
