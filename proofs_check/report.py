@@ -17,6 +17,8 @@ def verdict_text(verdict) -> str:
         return "false (known counterexample)"
     if verdict.verdict == "holds":
         return f"holds on {verdict.informative} informative instances of {verdict.instances} drawn"
+    if verdict.verdict == "proved":
+        return f"proved {verdict.proved}; the search: no counterexample in {verdict.informative} informative of {verdict.instances}"
     if verdict.verdict == "open" and getattr(verdict, "proved", ""):
         return f"proved for {verdict.proved}; open elsewhere (no counterexample in {verdict.informative} informative of {verdict.instances})"
     if verdict.verdict == "open":

@@ -132,8 +132,8 @@ def _print_counts(verdicts, run_line: str) -> None:
     print(f"\n{run_line}; {rechecked} near-zero margins "
           f"recomputed at {tolerances.RECHECK_DIGITS} digits; margin = (bound - observed) / size of the bound, "
           f"at the tightest informative instance.")
-    informative = sum(verdict.informative for verdict in verdicts if verdict.verdict in ("holds", "open"))
-    drawn = sum(verdict.instances for verdict in verdicts if verdict.verdict in ("holds", "open"))
+    informative = sum(verdict.informative for verdict in verdicts if verdict.verdict in ("holds", "open", "proved"))
+    drawn = sum(verdict.instances for verdict in verdicts if verdict.verdict in ("holds", "open", "proved"))
     floors = sorted({verdict.floor for verdict in verdicts}) or [0]
     print(f"holds/open verdicts rest on {informative} informative instances of {drawn} drawn (floor: "
           f"{floors[0] if len(floors) == 1 else f'{floors[0]} to {floors[-1]}'} per claim).")

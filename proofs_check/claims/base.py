@@ -1,7 +1,8 @@
 """What a claim is: a checkable statement of the paper with its search space.
 
 A ``Claim`` has a stable id, the statement in one line, the paper's reference, its hypotheses, the
-expected verdict (``holds``, ``false`` or ``open``), a Hypothesis strategy of instances (plain,
+expected verdict (``holds``, ``false``, ``open`` or ``proved``: proved for its whole range by an argument the
+docs give, the search run all the same), a Hypothesis strategy of instances (plain,
 JSON-able dicts, so that a counterexample can be replayed by pasting it) and ``check(instance, impl,
 precision)`` returning an ``Outcome``: the margin (bound minus observed; negative means violated).
 A claim says what makes an instance ``informative`` for it (at least two rounds, a non-zero target, a delta
@@ -22,7 +23,7 @@ from typing import Callable
 
 from proofs_check.faults import FAULTS
 
-EXPECTED_VERDICTS = ("holds", "false", "open")
+EXPECTED_VERDICTS = ("holds", "false", "open", "proved")
 #: the first round at which every step of ONORMA has acted on the iterate: a shrink of older terms, a new
 #: coefficient, and (with a window of 2) a truncation; bounds report their margin from this round on apart
 #: (``Outcome.settled``), since a bound that is tight only at t = 1 has not been tested against the shrink

@@ -166,9 +166,10 @@ def test_a_refuted_certificate_names_an_n_where_it_fails():
     assert math.isclose(result.ratio, expected, rel_tol=tolerances.IDENTITY_RTOL)
 
 
-def test_verify_reports_theorem2_as_proved_on_the_grid():
+def test_verify_reports_theorem2_as_proved_by_the_formula():
     verdict = run_claim("thm2.exists_t0", "ci")
-    assert verdict.verdict == "open" and verdict.proved.startswith(f"{sum(r['t0'] is not None for r in certificate.stored_table())} (rho, eps)")
+    assert verdict.verdict == "proved" and verdict.as_expected
+    assert verdict.proved.startswith("for every rho in (0, 1), eps in (0, 1/2)")
 
 
 def test_the_command_certifies_a_point(tmp_path, capsys):
