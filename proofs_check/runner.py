@@ -144,7 +144,11 @@ def steering(margin: float) -> float:
     an identity's margin ``1 - error / allowed error`` keeps two digits of the share of the allowed error used
     (1 - 1.6e-6). Unrounded, Hypothesis' target phase climbed the round-off in an identity's margin for minutes
     in ``thorough`` (``monorma.delta_log_linear``: 2 CPU-minutes past its 921st instance without a new one),
-    and its steps made the instances hinge on the last bits of a sum."""
+    and its steps made the instances hinge on the last bits of a sum. A tie (``margins.resolved``: within
+    ``NEAR_ZERO_MARGIN`` of 0) is 0: with its round-off digits kept, SandyBridge's and SkylakeX's OpenBLAS kernels
+    drew other instances of ``monorma.norm_prop1_factor`` in ci."""
+    if math.isfinite(margin) and margins.resolved(margin) == 0.0:
+        return 0.0   # a tie: its digits are round-off, which differs between CPUs and would steer each its own way
     if not math.isfinite(margin) or margin < 0.5:
         return float(f"{margin:.{STEERING_DIGITS}g}")
     return 1.0 - float(f"{1.0 - margin:.{STEERING_DIGITS}g}")

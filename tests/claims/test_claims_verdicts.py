@@ -60,6 +60,12 @@ def test_an_identitys_round_off_is_flat_to_the_search_but_a_bounds_margin_keeps_
     assert steering(0.00123) == 0.0012 and steering(-4123.4) == -4100.0 and steering(0.3777) == 0.38
 
 
+def test_a_tie_steers_as_0_whatever_its_round_off():
+    """A tie's digits differ between CPUs (BLAS kernels): steering on them drew other instances on another CPU."""
+    assert steering(-3.57e-16) == steering(-3.93e-16) == steering(2e-10) == 0.0
+    assert steering(-2e-9) == -2e-9 and steering(math.nan) != steering(math.nan)
+
+
 def test_thorough_searches_by_generation_and_the_short_profiles_steer():
     """``profiles.STEERED``: Hypothesis' interleaved target passes (budgets >= 1000) overran the choice sequence by the
     ten thousand in thorough; ci and dev keep their single pass towards small margins."""
