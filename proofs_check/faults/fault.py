@@ -33,7 +33,7 @@ LAYERS = {
     "shrink": "c_t = 1 - eta_t lam (OnlineLearner.shrink_factor)",
     "new coefficient": "alpha_{t,t} = -eta_t u_t (OnlineLearner.new_coefficient)",
     "evaluation": "f(x) = sum_i K(x, x_i) alpha_i (ONORMA, ovk_ref.rkhs.evaluate)",
-    "truncation": "the window s_t and Theorem 2's schedule (ovk_ref.truncation)",
+    "truncation": "the window s_t, Theorem 2's schedule and the removal policies (ovk_ref.truncation, ONORMA._remove)",
     "MONORMA weights": "the gamma recursion, the delta update, the all-zero round, the prediction (MONORMA)",
     "kernel": "kernel values and parameters, every family of spec 3 (ovk_ref.kernels)",
     "loss": "loss values and (sub)gradients, every loss of spec 4 (ovk_ref.losses)",

@@ -89,6 +89,16 @@ def _exponent_halved(original):
     return schedule
 
 
+def _removal_keeps_unshrunk(original):
+    def remove(self, t, norm2, centres, alphas, indices):
+        norm2 = original(self, t, norm2, centres, alphas, indices)
+        c_t = self.shrink_factor(self.step_size(t))
+        for k in range(len(alphas) - 1):      # the kept older terms taken back from f_{t-1}, before round t's shrink
+            alphas[k] = alphas[k] / c_t
+        return norm2
+    return remove
+
+
 def _delta_exponents_misparsed(original):
     def weight_update(self, w):
         r = self.num.scalar(self.r)
@@ -168,6 +178,9 @@ LEARNER_FAULTS = [
     Fault("theorem2_exponent_halved", "truncation",
           "Theorem 2's s_t = t0 + floor((t - t0)^(1/2 + epsilon/2)): the exponent's epsilon halved",
           (Patch(truncation.Theorem2Schedule, "__call__", _exponent_halved),)),
+    Fault("removal_keeps_unshrunk", "truncation",
+          "a removal policy's budget rebuilds the kept terms from f_{t-1}'s coefficients: the kept older ones miss round "
+          "t's shrink c_t whenever a term is removed", (Patch(ONORMA, "_remove", _removal_keeps_unshrunk),)),
     Fault("delta_exponents_misparsed", "MONORMA weights",
           "the box's 1/r+1 and r/r+1 read as (1/r)+1 and (r/r)+1 = 2 (spec 6.3, E20)",
           (Patch(MONORMA, "weight_update", _delta_exponents_misparsed),)),
