@@ -46,7 +46,7 @@ def margin_text(verdict) -> str:
 
 
 def counterexample_text(verdict) -> str:
-    if verdict.verdict == "error":
+    if verdict.verdict in ("error", "not applicable"):   # not applicable: the reason, when one is given
         return verdict.error
     if verdict.counterexample is None:
         return ""

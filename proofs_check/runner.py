@@ -289,7 +289,8 @@ def _evaluate(claim, instance, impl):
     if math.isfinite(outcome.margin) and abs(outcome.margin) <= tolerances.NEAR_ZERO_MARGIN * outcome.resolution_scale:
         with mpmath.workdps(tolerances.RECHECK_DIGITS):  # every mpf operation of the check at that precision
             outcome = claim.check(instance, impl, precision=tolerances.RECHECK_DIGITS)
-        tie = max(tolerances.HIGH_PRECISION_TIE, outcome.tie or 0.0)
+        tie = max(tolerances.HIGH_PRECISION_TIE, outcome.tie or 0.0,
+                  tolerances.FLOAT64_RECORDS_TIE if getattr(impl, "float64_records", False) else 0.0)
         return not outcome.margin >= -tie * outcome.resolution_scale, outcome, True
     return not outcome.margin >= 0, outcome, False
 
