@@ -66,7 +66,8 @@ def test_a_narrow_honest_scope_passes_and_require_names_what_it_lacks(tmp_path, 
         "repeated-inputs", "zero-targets"} for case in report["cases"] if case["status"] == "pass")
     assert report["required"]["missing"] == [
         "onorma kernels linear_separable, polynomial_separable, constant_separable, linear_quadratic, feature, sum",
-        "onorma losses norm, huber, epsilon_insensitive, hinge, softmax", "onorma truncations theorem2, listed"]
+        "onorma losses norm, huber, epsilon_insensitive, hinge, softmax",
+        "onorma truncations theorem2, listed, smallest, random, projection"]
     assert "NOT COVERED, the declared scope lacks onorma kernels linear_separable" in capsys.readouterr().out
     assert _conform(tmp_path, "--command", _command(EXAMPLE), "--seed", "5", "--reruns", "0", "--require",
                     '{"algorithms": {"onorma": {"kernels": ["gaussian_separable"], "losses": ["squared"], '
