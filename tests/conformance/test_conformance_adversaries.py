@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ovk_cli import cli
-from ovk_conform import run
+from ovk_conform import limits, run
 from ovk_conform.hosts import WorkerHost
 from ovk_conform.manifest import load_cases
 from ovk_conform.regimes import stored_rounds
@@ -164,20 +164,22 @@ def test_a_wrong_answer_on_one_call_in_50_is_found_by_the_reruns_as_nondetermini
     assert all("run 1 gave" in case["message"] and "run 2 gave" in case["message"] for case in nondeterministic)
 
 
-@pytest.mark.slow   # the must-show measurement: a hang on MONORMA costs two case limits (about 30 s), not one per case
-def test_an_engine_hanging_on_one_algorithm_is_reported_with_a_json_report_within_two_minutes(tmp_path):
+@pytest.mark.slow   # the must-show measurement: a hang on MONORMA costs 2 + RETRY_FACTOR case limits, not one per case
+def test_an_engine_hanging_on_one_algorithm_is_reported_with_a_json_report_within_minutes(tmp_path):
     import time
     report_path = tmp_path / "report.json"
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "ovk_cli.cli", "conform", "hangs_on_monorma", "--level", "standard",
                            "--seed", "1", "--fuzz", "4", "--json", str(report_path), "--shrunk-dir", str(tmp_path)],
                           env=dict(os.environ, PYTHONPATH=str(ADVERSARIES)), capture_output=True, text=True,
-                          timeout=300)
+                          timeout=600)
     seconds = time.monotonic() - started
     report = json.loads(report_path.read_text())
     assert "cases" in report, (done.returncode, done.stderr[-2000:], report)
     messages = [case["message"] for case in report["cases"] if case["algorithm"] == "monorma"]
-    assert done.returncode == 1 and seconds < 120, seconds
+    # a case limit of about 20 s (10 s, and 10 s for a first call), its retry up to MAX_RETRY_FACTOR times longer on
+    # a loaded machine, then one more time-out that is not retried; a minute to start and compute the expected values
+    assert done.returncode == 1 and seconds < 60 + (2 + limits.MAX_RETRY_FACTOR) * 20, seconds
     assert sum(message.startswith("timed out after") for message in messages) in (2, 3)
     assert all(message.startswith(("timed out after", "not run: the implementation timed out on"))
                for message in messages)
@@ -194,3 +196,11 @@ def test_a_wrong_answer_then_two_time_outs_of_the_same_algorithm_is_a_report_not
     assert code == 1 and "monorma:m3-paper-r0.5" in failures and not failures["monorma:m3-paper-r0.5"].startswith(
         ("timed out", "not run"))
     assert sum(message.startswith("timed out after") for message in failures.values()) in (2, 3)
+
+
+def test_a_correct_engine_slower_than_the_limit_once_passes_on_the_retry(adversaries, tmp_path):
+    """A time-out is retried once with a longer limit (ovk_conform.limits.retry_limit): load does not become a
+    failure of a correct engine (5 MONORMA cases of one did, at load 11)."""
+    code, report = _conform(tmp_path, "slow_first_call", "--algorithms", "onorma", "--timeout", "4", "--seed", "1",
+                            "--fuzz", "0", "--workers", "1", "--reruns", "0")
+    assert code == 0, _failures(report)
