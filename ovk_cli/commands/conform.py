@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import shlex
+import shutil
 import signal
 import sys
 import time
@@ -118,6 +121,25 @@ def _check(args) -> None:
             raise UsageError(f"{option} must be a positive number of seconds, got {value}")
     if args.junit is not None:
         outputs.check_file("--junit", args.junit)
+    if args.command_line is not None:
+        _check_command(args.command_line)
+
+
+def _check_command(command: str) -> None:
+    """``--command`` names a program that exists (UsageError otherwise: exit 2, not a failure of every case)."""
+    try:
+        words = shlex.split(command)
+    except ValueError as error:
+        raise UsageError(f"--command must be a command line, got {command!r}: {error}") from None
+    if not words:
+        raise UsageError(f"--command must be a non-empty command line (PROGRAM ARGUMENTS...), got {command!r}")
+    program = words[0]
+    if os.sep in program or (os.altsep and os.altsep in program):
+        found = os.path.isfile(program) and os.access(program, os.X_OK)
+    else:
+        found = shutil.which(program) is not None
+    if not found:
+        raise UsageError(f"--command: the program {program!r} is not found (not an executable file, nor on PATH)")
 
 
 class _Signals:
@@ -237,6 +259,9 @@ def run_command(args) -> int:
     except Interrupted as interruption:    # before the cases ran (or while shrinking): every process is ended
         if report is None:
             _write_reports(args, json.dumps({"passed": False, "stopped": interruption.reason}, indent=1) + "\n")
+            if args.junit is not None:      # no cases yet: the JUnit file says the run was stopped
+                outputs.write_text(args.junit, junit.stopped(args.command_line or args.implementation, args.level,
+                                                             interruption.reason))
         else:
             _write_reports(args, json.dumps(report.to_dict(), indent=1) + "\n", report)
         print(f"ovk-check conform: {interruption.reason}", file=sys.stderr)

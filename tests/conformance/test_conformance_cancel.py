@@ -224,3 +224,25 @@ def test_worker_processes_end_when_the_oracle_is_killed(tmp_path):
     conform.kill()
     conform.wait()
     _nothing_left(pids, tmp_path / "no such folder")
+
+
+def test_a_run_interrupted_before_its_first_case_still_writes_its_junit_file(hanging, tmp_path):
+    """Ctrl-C while the expected values are computed: the JSON report and the JUnit file both say the run was
+    stopped (the JUnit file was not written at all, and a CI system showed nothing)."""
+    command, pids, folder = hanging
+    junit_path = tmp_path / "j.xml"
+    conform = _start(command, pids, folder, "--json", str(tmp_path / "report.json"), "--junit", str(junit_path))
+    assert conform.stderr.readline().startswith("ovk-check conform: level quick")    # preparing: no case yet
+    conform.send_signal(signal.SIGINT)
+    conform.communicate(timeout=60)
+    assert conform.returncode == 130
+    text = junit_path.read_text()
+    assert 'name="run:completed"' in text and "<failure" in text and "interrupted (Ctrl-C)" in text
+
+
+@pytest.mark.parametrize("command, said", [("", "must be a non-empty command line"),
+                                           ("/no/such/program --flag", "'/no/such/program' is not found"),
+                                           ("no-such-program-of-ovk", "'no-such-program-of-ovk' is not found")])
+def test_a_command_that_names_no_program_is_a_usage_error(command, said, capsys):
+    assert cli.main(["conform", "--command", command, "--level", "quick"]) == errors.USAGE
+    assert said in capsys.readouterr().err
