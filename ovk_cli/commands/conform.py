@@ -9,6 +9,7 @@ import shlex
 import shutil
 import signal
 import sys
+import tempfile
 import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -71,8 +72,9 @@ def register(subparsers) -> None:
                         help="run only the cases of this case file (e.g. a shrunk failure); repeatable")
     parser.add_argument("--expectations", metavar="FILE", type=Path,
                         help="known deviations: a JSON object case name (wildcards allowed) -> reason")
-    parser.add_argument("--shrunk-dir", metavar="DIR", type=Path, default=Path("."),
-                        help="where shrunk failing fresh cases are written (default: the current directory)")
+    parser.add_argument("--shrunk-dir", metavar="DIR", type=Path, default=None,
+                        help="where shrunk failing fresh cases are written (default: beside the --json report, else "
+                             "a new temporary folder; the report prints each path)")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help="processes of the implementation the cases are spread over, and of the oracle that "
                              "compute the expected values (default: the machine's cores; at least 2 while cases are "
@@ -123,6 +125,8 @@ def _check(args) -> None:
         outputs.check_file("--junit", args.junit)
     if args.command_line is not None:
         _check_command(args.command_line)
+    if args.shrunk_dir is not None:
+        outputs.check_folder("--shrunk-dir", args.shrunk_dir)
 
 
 def _check_command(command: str) -> None:
@@ -269,6 +273,15 @@ def run_command(args) -> int:
     return _finish(args, report, shrunk)
 
 
+def _shrunk_folder(args) -> Path:
+    """Where shrunk cases go: ``--shrunk-dir``, else beside the ``--json`` report, else a new temporary folder (made
+    once, at the first shrunk case): never, by default, the current directory (a checkout a user runs from)."""
+    if args.shrunk_dir is None:
+        args.shrunk_dir = (Path(args.json).parent if isinstance(args.json, str) and args.json != outputs.STDOUT
+                           else Path(tempfile.mkdtemp(prefix="ovk-conform-shrunk-")))
+    return args.shrunk_dir
+
+
 def _shrink(args, host, report, cases, deadline) -> list:
     """Shrink each fresh case that failed by its values (not a timeout or a crash) and write it as a case file;
     at most SHRINK_SECONDS in all, never past the deadline."""
@@ -287,7 +300,7 @@ def _shrink(args, host, report, cases, deadline) -> list:
             result = host.call(candidate, limits.case_limit(candidate, args.timeout))
             return runner.judge(candidate, result, report.precision).diverging_field is not None
         small = fresh.shrink(case, fails, outcome, stop)
-        path = args.shrunk_dir / f"{small.id}.json"
+        path = _shrunk_folder(args) / f"{small.id}.json"
         fresh.write_case_file(small, path)
         shrunk.append((outcome.name, len(small.X), path))
     return shrunk

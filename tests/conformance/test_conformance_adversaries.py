@@ -204,3 +204,40 @@ def test_a_correct_engine_slower_than_the_limit_once_passes_on_the_retry(adversa
     code, report = _conform(tmp_path, "slow_first_call", "--algorithms", "onorma", "--timeout", "4", "--seed", "1",
                             "--fuzz", "0", "--workers", "1", "--reruns", "0")
     assert code == 0, _failures(report)
+
+
+WRONG_ONORMA = '''"""ovk_ref's ONORMA with every prediction off by 1: every case fails by its values, fresh ones are shrunk."""
+import dataclasses
+
+import ovk_ref
+
+
+def onorma(X, Y, **arguments):
+    result = ovk_ref.onorma(X, Y, **arguments)
+    return dataclasses.replace(result, predictions=result.predictions + 1.0)
+'''
+
+
+def test_shrunk_cases_go_beside_the_report_or_to_a_temporary_folder_never_to_the_current_directory(tmp_path,
+                                                                                                   monkeypatch, capsys):
+    """A run from a checkout wrote ``fresh-*.json`` files into it; now they go beside ``--json``, or without it into a
+    new temporary folder, whose path the report prints."""
+    here = tmp_path / "checkout"
+    here.mkdir()
+    (here / "wrong_onorma.py").write_text(WRONG_ONORMA)
+    monkeypatch.chdir(here)
+    arguments = ["conform", "wrong_onorma", "--algorithms", "onorma", "--level", "quick", "--seed", "2", "--fuzz", "1",
+                 "--workers", "1", "--reruns", "0"]
+    assert cli.main(arguments) == 1
+    printed = capsys.readouterr().out
+    shrunk = [Path(line.rsplit("--replay ", 1)[1].rstrip(")")) for line in printed.splitlines() if "shrunk to" in line]
+    assert shrunk and all(path.exists() and path.parent != here and path.parent.name.startswith("ovk-conform-shrunk-")
+                          for path in shrunk), printed
+    assert sorted(path.name for path in here.iterdir()) == ["__pycache__", "wrong_onorma.py"] or \
+        sorted(path.name for path in here.iterdir()) == ["wrong_onorma.py"]
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    assert cli.main(arguments + ["--json", str(reports / "r.json")]) == 1
+    assert {path.suffix for path in reports.iterdir()} == {".json"} and len(list(reports.iterdir())) == 1 + len(shrunk)
+    for folder in {path.parent for path in shrunk}:
+        shutil.rmtree(folder)
