@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from pathlib import Path
+
+from ovk_ref import input_file
+
+
+def _read(path) -> str:
+    try:
+        return input_file.read_text(path, "--expectations")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"--expectations {path} cannot be read as JSON: {error}") from None
 
 
 class Expectations:
@@ -27,9 +35,10 @@ class Expectations:
 
     @classmethod
     def read(cls, path) -> Expectations:
+        text = _read(path)
         try:
-            return cls(json.loads(Path(path).read_text()), str(path))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            return cls(json.loads(text), str(path))
+        except json.JSONDecodeError as error:
             raise ValueError(f"--expectations {path} cannot be read as JSON: {error}") from None
 
     def reason(self, name: str) -> str | None:

@@ -23,7 +23,7 @@ from ovk_conform import tolerance, vocabulary
 from ovk_conform.reference import computed_on, reference_fields
 from ovk_conform.scope import Scope
 from ovk_conform.vectors import EXACT_FIELDS, FORMAT, Case, cases_in
-from ovk_ref import atomic_file
+from ovk_ref import atomic_file, input_file
 from ovk_ref.kernels import portable
 from ovk_ref.losses import LOSSES as LOSS_CLASSES
 
@@ -304,7 +304,7 @@ def write_case_file(case: Case, path: Path) -> None:
 
 def read_case_file(path: Path) -> list[Case]:
     try:
-        content = json.loads(Path(path).read_text())
+        content = json.loads(input_file.read_text(path, "--replay"))
     except (OSError, ValueError) as error:
         raise ValueError(f"case file {path} cannot be read: {error}") from None
     return cases_in(content, str(path))

@@ -55,3 +55,16 @@ def xml(report: Report) -> str:
             ElementTree.SubElement(case, "failure", message=message[:200], type="conformance").text = message
     ElementTree.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suites, encoding="unicode") + "\n"
+
+
+def stopped(implementation: str, level: str, reason: str) -> str:
+    """The JUnit XML of a run stopped before its report existed (Ctrl-C while the expected values were computed):
+    one failing test case, ``run:completed``, with the reason, so that a CI system shows why there are no cases."""
+    suites = ElementTree.Element("testsuites", name="ovk-check conform", tests="1", failures="1", errors="0",
+                                 skipped="0", time="0.000")
+    suite = ElementTree.SubElement(suites, "testsuite", name=f"conform {implementation} ({level})", tests="1",
+                                   failures="1", errors="0", skipped="0", time="0.000")
+    case = ElementTree.SubElement(suite, "testcase", classname="conform.run", name="run:completed", time="0.000")
+    ElementTree.SubElement(case, "failure", message=reason[:200], type="conformance").text = reason
+    ElementTree.indent(suites)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suites, encoding="unicode") + "\n"

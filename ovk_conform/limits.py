@@ -9,8 +9,16 @@ machine (5 to 25 us per block evaluation of d = 2 depending on the kernel, 90 us
 an algorithm gets ``FIRST_CALL_SECONDS`` more (imports, JIT compilation) until that algorithm has timed out once. ``--timeout`` replaces the limit of
 every case; ``--deadline`` bounds the whole run. After ``TIMEOUTS_PER_ALGORITHM`` timeouts of one algorithm,
 its remaining cases are not sent: they fail naming the timeouts, so a hang costs two limits, not one per case.
+
+A time-out is not a verdict on the first try: a loaded machine (load 11 on 2 cores: a correct engine's MONORMA cases
+hit 10 s) is slow, not wrong. The case is called once more with ``retry_limit``: ``RETRY_FACTOR`` times the limit, and
+more on a machine busier than its cores (``os.getloadavg``); only a second time-out fails it (and counts towards
+``TIMEOUTS_PER_ALGORITHM``). Once a case of an algorithm has timed out twice, that algorithm's later time-outs are
+not retried, so a hang costs 2 + RETRY_FACTOR limits (up to 2 + MAX_RETRY_FACTOR on a loaded machine).
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
@@ -26,6 +34,22 @@ STARTUP_SECONDS = 120.0
 #: a command's answer to the describe request
 DESCRIBE_SECONDS = 60.0
 TIMEOUTS_PER_ALGORITHM = 2
+#: a timed-out case is retried with this many times its limit (at least): the limits are already several times
+#: ovk_ref's loops on a loaded machine, yet 5 MONORMA cases of a correct engine passed 10 s in one suite run at load 11
+#: on 2 cores (issue 34); three times more, or the load per core when larger, leaves room for such a machine
+RETRY_FACTOR = 3.0
+#: the load scale of a retry stops here (a load of 16 per core is a machine that cannot run the case in any time)
+MAX_RETRY_FACTOR = 8.0
+
+
+def retry_limit(limit: float) -> float:
+    """The limit of a timed-out case's second call: ``RETRY_FACTOR`` times ``limit``, or the machine's load per
+    core times it when that is larger (the 1-minute load average over the cores: a load of 12 on 2 cores, 6x)."""
+    try:
+        busy = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except OSError:        # no load average on this platform
+        busy = 0.0
+    return limit * min(max(RETRY_FACTOR, busy), MAX_RETRY_FACTOR)
 
 
 def _windows(spec, n: int) -> np.ndarray:

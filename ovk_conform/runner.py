@@ -244,10 +244,23 @@ class _Execution:
                 result.error, result.timed_out = f"stopped at {DEADLINE}", False
             return result
         result = host.call(case, limit, warm_up)
+        with self.lock:
+            confirmed = case.algorithm in self.timeouts     # a time-out of this algorithm already survived a retry
+        if result.timed_out and not confirmed and not self._past_deadline(limits.retry_limit(limit)):
+            # a time-out alone is not a verdict (a loaded machine is slow, not wrong): once more, longer
+            longer = limits.retry_limit(limit)
+            retried = host.call(case, longer, warm_up)
+            if retried.timed_out:
+                retried.error = f"{result.error}, and again after {longer:.3g} s (retried with a longer limit)"
+            result = retried
         if result.timed_out:
             with self.lock:
                 self.timeouts.setdefault(case.algorithm, []).append(case.name)
         return result
+
+    def _past_deadline(self, seconds: float) -> bool:
+        """Whether a call of ``seconds`` would pass the run's deadline."""
+        return self.deadline is not None and time.monotonic() + seconds > self.deadline
 
     def _blocked(self, case) -> str | None:
         with self.lock:

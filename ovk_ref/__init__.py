@@ -24,7 +24,7 @@ from ovk_ref.kernels import (
     random_feature,
 )
 from ovk_ref.losses import Loss, as_loss
-from ovk_ref.monorma import MONORMA, monorma, monorma_prefixes
+from ovk_ref.monorma import MONORMA, monorma, monorma_prefixes, r_range
 from ovk_ref.online_learner import run_prefixes, run_stream
 from ovk_ref.onorma import ONORMA, onorma, onorma_prefixes
 from ovk_ref.records import MonormaRecord, OnormaRecord
@@ -40,7 +40,7 @@ __version__ = "0.1.0"
 SPEC_VERSION = "1"
 
 __all__ = [
-    "onorma", "ONORMA", "run_onorma", "monorma", "MONORMA", "run_monorma", "onorma_prefixes", "monorma_prefixes",
+    "onorma", "ONORMA", "run_onorma", "monorma", "MONORMA", "run_monorma", "onorma_prefixes", "monorma_prefixes", "r_range",
     "run_prefixes", "batch_ridge", "evaluate", "rkhs_norm2", "synthetic",
     "OnormaRecord", "MonormaRecord", "theorem2_schedule", "Theorem2Schedule", "FixedWindow", "ListedSchedule",
     "OperatorKernel", "Separable", "LinearQuadratic", "Feature", "WeightedSum", "Gaussian", "Linear",

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import shlex
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -68,8 +72,9 @@ def register(subparsers) -> None:
                         help="run only the cases of this case file (e.g. a shrunk failure); repeatable")
     parser.add_argument("--expectations", metavar="FILE", type=Path,
                         help="known deviations: a JSON object case name (wildcards allowed) -> reason")
-    parser.add_argument("--shrunk-dir", metavar="DIR", type=Path, default=Path("."),
-                        help="where shrunk failing fresh cases are written (default: the current directory)")
+    parser.add_argument("--shrunk-dir", metavar="DIR", type=Path, default=None,
+                        help="where shrunk failing fresh cases are written (default: beside the --json report, else "
+                             "a new temporary folder; the report prints each path)")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help="processes of the implementation the cases are spread over, and of the oracle that "
                              "compute the expected values (default: the machine's cores; at least 2 while cases are "
@@ -118,6 +123,27 @@ def _check(args) -> None:
             raise UsageError(f"{option} must be a positive number of seconds, got {value}")
     if args.junit is not None:
         outputs.check_file("--junit", args.junit)
+    if args.command_line is not None:
+        _check_command(args.command_line)
+    if args.shrunk_dir is not None:
+        outputs.check_folder("--shrunk-dir", args.shrunk_dir)
+
+
+def _check_command(command: str) -> None:
+    """``--command`` names a program that exists (UsageError otherwise: exit 2, not a failure of every case)."""
+    try:
+        words = shlex.split(command)
+    except ValueError as error:
+        raise UsageError(f"--command must be a command line, got {command!r}: {error}") from None
+    if not words:
+        raise UsageError(f"--command must be a non-empty command line (PROGRAM ARGUMENTS...), got {command!r}")
+    program = words[0]
+    if os.sep in program or (os.altsep and os.altsep in program):
+        found = os.path.isfile(program) and os.access(program, os.X_OK)
+    else:
+        found = shutil.which(program) is not None
+    if not found:
+        raise UsageError(f"--command: the program {program!r} is not found (not an executable file, nor on PATH)")
 
 
 class _Signals:
@@ -237,11 +263,23 @@ def run_command(args) -> int:
     except Interrupted as interruption:    # before the cases ran (or while shrinking): every process is ended
         if report is None:
             _write_reports(args, json.dumps({"passed": False, "stopped": interruption.reason}, indent=1) + "\n")
+            if args.junit is not None:      # no cases yet: the JUnit file says the run was stopped
+                outputs.write_text(args.junit, junit.stopped(args.command_line or args.implementation, args.level,
+                                                             interruption.reason))
         else:
             _write_reports(args, json.dumps(report.to_dict(), indent=1) + "\n", report)
         print(f"ovk-check conform: {interruption.reason}", file=sys.stderr)
         return interruption.exit_code
     return _finish(args, report, shrunk)
+
+
+def _shrunk_folder(args) -> Path:
+    """Where shrunk cases go: ``--shrunk-dir``, else beside the ``--json`` report, else a new temporary folder (made
+    once, at the first shrunk case): never, by default, the current directory (a checkout a user runs from)."""
+    if args.shrunk_dir is None:
+        args.shrunk_dir = (Path(args.json).parent if isinstance(args.json, str) and args.json != outputs.STDOUT
+                           else Path(tempfile.mkdtemp(prefix="ovk-conform-shrunk-")))
+    return args.shrunk_dir
 
 
 def _shrink(args, host, report, cases, deadline) -> list:
@@ -262,7 +300,7 @@ def _shrink(args, host, report, cases, deadline) -> list:
             result = host.call(candidate, limits.case_limit(candidate, args.timeout))
             return runner.judge(candidate, result, report.precision).diverging_field is not None
         small = fresh.shrink(case, fails, outcome, stop)
-        path = args.shrunk_dir / f"{small.id}.json"
+        path = _shrunk_folder(args) / f"{small.id}.json"
         fresh.write_case_file(small, path)
         shrunk.append((outcome.name, len(small.X), path))
     return shrunk

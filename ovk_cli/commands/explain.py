@@ -9,11 +9,11 @@ expected to hold (a step or the conclusion that fails where the claim should not
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import ovk_ref
 from ovk_cli import outputs
 from ovk_cli.errors import UsageError, front_door
+from ovk_ref import input_file
 from proofs_check import profiles
 from proofs_check.claims import CLAIMS
 from proofs_check.proofs import chains, explain, symbolic
@@ -39,9 +39,12 @@ def _instance(args) -> tuple:
     claim = CLAIMS[args.claim]
     if args.instance:
         try:
-            text = Path(args.instance[1:]).read_text() if args.instance.startswith("@") else args.instance
-        except OSError as error:
+            text = (input_file.read_text(args.instance[1:], "--instance @FILE") if args.instance.startswith("@")
+                    else args.instance)
+        except (OSError, UnicodeDecodeError) as error:
             raise UsageError(f"--instance @FILE cannot be read: {error}") from None
+        except ValueError as error:     # more than input_file.LIMIT_BYTES
+            raise UsageError(str(error)) from None
         try:
             instance = json.loads(text)
         except json.JSONDecodeError as error:

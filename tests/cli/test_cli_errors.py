@@ -66,3 +66,26 @@ def test_front_door_turns_the_layers_bad_input_into_a_usage_error_and_nothing_el
 def test_the_exit_statuses_are_documented_beside_the_others():
     text = Path(cli.__file__).read_text()
     assert "2 a usage error (``errors.UsageError``" in text and "70 an internal error" in text
+
+
+@pytest.mark.parametrize("arguments", [
+    ["conform", "ovk_fast", "--level", "quick", "--expectations", "{file}"],
+    ["conform", "ovk_fast", "--level", "quick", "--replay", "{file}"],
+    ["explain", "prop2.iv", "--instance", "@{file}"]], ids=["expectations", "replay", "instance"])
+def test_an_input_file_larger_than_the_limit_is_refused_naming_the_option(arguments, capsys, monkeypatch, tmp_path):
+    """``/dev/zero`` given as such a file grew the process to 23.5 GB; here the limit is lowered to 1 KiB and the file
+    holds 2 KiB: exit 2 before any work, naming the option."""
+    from ovk_ref import input_file
+    monkeypatch.setattr(input_file, "LIMIT_BYTES", 1024)
+    big = tmp_path / "big.json"
+    big.write_text("x" * 2048)
+    assert cli.main([argument.format(file=big) for argument in arguments]) == errors.USAGE
+    message = capsys.readouterr().err
+    assert "holds more than 1024 bytes" in message and arguments[-2] in message
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="needs /dev/zero")
+def test_dev_zero_as_an_expectations_file_is_refused():
+    from ovk_ref import input_file
+    with pytest.raises(ValueError, match="--expectations /dev/zero holds more than 67108864 bytes"):
+        input_file.read_text("/dev/zero", "--expectations")

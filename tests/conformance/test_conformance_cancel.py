@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from process_state import alive
 
 from ovk_cli import cli, errors
-from ovk_conform import wire
+from ovk_conform import limits, wire
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -146,11 +146,14 @@ def test_a_hanging_command_ends_a_quick_run_in_seconds_with_every_case_reported(
     report = tmp_path / "report.json"
     started = time.monotonic()
     conform = _start(command, pids, folder, "--timeout", "5", "--json", str(report))
-    _, stderr = conform.communicate(timeout=120)
-    assert conform.returncode == 1 and time.monotonic() - started < 60 and "Traceback" not in stderr
+    _, stderr = conform.communicate(timeout=180)
+    # the first time-out is retried once with a longer limit (at most MAX_RETRY_FACTOR times), the next ones not
+    seconds = time.monotonic() - started
+    assert conform.returncode == 1 and seconds < 60 + 5 * limits.MAX_RETRY_FACTOR and "Traceback" not in stderr
     messages = [case["message"] for case in json.loads(report.read_text())["cases"] if case["status"] == "fail"]
-    assert sum(message == "timed out after 5 s" for message in messages) in (2, 3)
-    assert all(message == "timed out after 5 s" or message.startswith("not run: the implementation timed out on")
+    assert sum(message.startswith("timed out after 5 s") for message in messages) in (2, 3)
+    assert sum("retried with a longer limit" in message for message in messages) in (1, 2)   # one per worker at most
+    assert all(message.startswith(("timed out after 5 s", "not run: the implementation timed out on"))
                for message in messages)
     _nothing_left(pids, folder)
 
@@ -221,3 +224,25 @@ def test_worker_processes_end_when_the_oracle_is_killed(tmp_path):
     conform.kill()
     conform.wait()
     _nothing_left(pids, tmp_path / "no such folder")
+
+
+def test_a_run_interrupted_before_its_first_case_still_writes_its_junit_file(hanging, tmp_path):
+    """Ctrl-C while the expected values are computed: the JSON report and the JUnit file both say the run was
+    stopped (the JUnit file was not written at all, and a CI system showed nothing)."""
+    command, pids, folder = hanging
+    junit_path = tmp_path / "j.xml"
+    conform = _start(command, pids, folder, "--json", str(tmp_path / "report.json"), "--junit", str(junit_path))
+    assert conform.stderr.readline().startswith("ovk-check conform: level quick")    # preparing: no case yet
+    conform.send_signal(signal.SIGINT)
+    conform.communicate(timeout=60)
+    assert conform.returncode == 130
+    text = junit_path.read_text()
+    assert 'name="run:completed"' in text and "<failure" in text and "interrupted (Ctrl-C)" in text
+
+
+@pytest.mark.parametrize("command, said", [("", "must be a non-empty command line"),
+                                           ("/no/such/program --flag", "'/no/such/program' is not found"),
+                                           ("no-such-program-of-ovk", "'no-such-program-of-ovk' is not found")])
+def test_a_command_that_names_no_program_is_a_usage_error(command, said, capsys):
+    assert cli.main(["conform", "--command", command, "--level", "quick"]) == errors.USAGE
+    assert said in capsys.readouterr().err
