@@ -1,9 +1,11 @@
 """``ovk-check certify-theorem2``: the smallest t0 that certifies Theorem 2 for each (rho, epsilon) of a grid (spec C21).
 
 For each grid point, ``proofs.theorem2_certificate.smallest_t0``: the certificate ``S_n <= 8 rho sqrt(n)`` for every n
-(exact prefix, blocks, proved tail bound; ball arithmetic), t0 = 1 first, then doubling and bisection. Prints the
-table as Markdown, writes it as JSON with ``--table FILE`` (nothing is written without it: the package's stored table,
-which ``ovk-check verify`` reports for ``thm2.exists_t0``, is rewritten only when its path is given), and with
+(exact prefix, blocks, proved tail bound; ball arithmetic), t0 = 1 first, then doubling and an exact bisection; and the
+closed-form ``t0(rho, epsilon)`` of ``proofs.theorem2_formula`` (which proves Theorem 2 for every (rho, epsilon)),
+certified again by the same certifier, with its ratio to the smallest certified t0. Prints the table as Markdown,
+writes it as JSON with ``--table FILE`` (nothing is written without it: the package's stored table, which
+``ovk-check verify`` reports for ``thm2.exists_t0``, is rewritten only when its path is given), and with
 ``--plot FILE`` draws t0 against rho (matplotlib, extra ``plots``; the PNG replaced atomically). The points run
 in ``--workers`` processes (concurrent.futures). Minutes for the default grid.
 """
@@ -20,6 +22,7 @@ from ovk_cli.errors import UsageError
 from ovk_cli.parallel import check_workers, default_workers
 from ovk_conform import versions
 from proofs_check.proofs import theorem2_certificate as certificate
+from proofs_check.proofs import theorem2_formula
 
 
 def register(subparsers) -> None:
@@ -37,13 +40,16 @@ def register(subparsers) -> None:
 def _point(pair):
     start = time.perf_counter()
     row = certificate.smallest_t0(*pair)
-    return {**row, "seconds": round(time.perf_counter() - start, 2)}
+    formula = theorem2_formula.sufficient_t0(*pair).t0
+    return {**row, "formula": formula, "formula_status": certificate.certify(*pair, formula).status,
+            "seconds": round(time.perf_counter() - start, 2)}
 
 
 def markdown(rows) -> str:
     lines = ["| rho | epsilon | t0 (certified) | certificate: N where the tail starts; max S_n/(8 rho sqrt n) "
-             "| largest failing t0 found below | why it fails | largest t0 proved to fail |",
-             "|---|---|---|---|---|---|---|"]
+             "| largest failing t0 found below | why it fails | largest t0 proved to fail | t0(rho, eps), the formula "
+             "(certifier's verdict) | formula / certified |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         cert, below = row["certificate"], row["below"]
         t0 = "none found" if row["t0"] is None else f"{row['t0']:,}"
@@ -56,7 +62,9 @@ def markdown(rows) -> str:
             failing, why = f"{below['t0']:,}", f"not certified: the upper bound passes 8 rho sqrt(n) near n = {below['n']:.3g}"
         refuted = row.get("refuted_below")
         proved_failing = "-" if refuted is None else f"{refuted['t0']:,} (n = {refuted['n']:,})"
-        lines.append(f"| {row['rho']} | {row['epsilon']} | {t0} | {proved} | {failing} | {why} | {proved_failing} |")
+        ratio = "-" if row["t0"] is None else f"{row['formula'] / row['t0']:.3g}"
+        lines.append(f"| {row['rho']} | {row['epsilon']} | {t0} | {proved} | {failing} | {why} | {proved_failing} "
+                     f"| {row['formula']:,} ({row['formula_status']}) | {ratio} |")
     return "\n".join(lines)
 
 

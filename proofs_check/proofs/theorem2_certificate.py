@@ -226,11 +226,11 @@ def _bisection(rho: str, epsilon: str, tried: dict, low: int, high: int, relativ
         low, high = (low, middle) if tried[middle].status == "certified" else (middle, high)
 
 
-def smallest_t0(rho: str, epsilon: str, *, limit: int = 2**62, relative: Fraction = Fraction(1, 100)) -> dict:
-    """The smallest certified t0 found: 1, else doubling until certified, then bisection down to ``relative`` (exact
-    below 128). Returns the certified t0 with its certificate, the largest t0 below it that was not certified (refuted,
-    or undecided) with its certificate, and the largest t0 tested whose certificate is refuted (proved to fail:
-    ``S_n > 8 rho sqrt(n)`` at some n)."""
+def smallest_t0(rho: str, epsilon: str, *, limit: int = 2**62, relative: Fraction = Fraction(0)) -> dict:
+    """The smallest certified t0 found: 1, else doubling until certified, then bisection down to ``relative`` (default
+    exact: the t0 returned is certified and t0 - 1 is not). Returns the certified t0 with its certificate, the largest
+    t0 below it that was not certified (refuted, or undecided) with its certificate, and the largest t0 tested whose
+    certificate is refuted (proved to fail: ``S_n > 8 rho sqrt(n)`` at some n)."""
     tried = {1: certify(rho, epsilon, 1)}
     if tried[1].status != "certified":
         low, high = _doubling(rho, epsilon, tried, limit)

@@ -169,22 +169,30 @@ def _comparisons(instance, impl, *, excess, truncated: bool, certificate: bool =
             comparisons.append(inequality("truncation_sum", sum(dropped_terms), sum(drop_bounds), n,
                                           scale=max(sum(drop_bounds), 1e-300)))
         if certificate:
-            rho = eta * lam
-            S = _schedule_sum(rho, common.schedule(instance), n)
-            a2 = float(constants.value(constants.A2, U=U, lam=lam, eta=eta))
-            if n == run.n:    # the lemmas of the closed-form t0 (docs/theorem2-certificate.md, The formula)
-                truncation = instance["truncation"]
-                comparisons += theorem2_formula.lemma_comparisons(rho, float(truncation["epsilon"]), int(truncation["t0"]),
-                                                                  common.schedule(instance), n)
-            comparisons += [inequality("certificate", S, 8 * rho * root, n),
-                            inequality("truncation_term", extra, 2 * lam * U**2 / n * S, n, scale=max(extra, 1e-300)),
-                            identity("theorem2_constants", a / root + 2 * lam * U**2 / n * 8 * rho * root, a2 / root, a2 / root, n)]
+            comparisons += _certificate_comparisons(instance, run, n, extra=extra, a=a, U=U)
             extra = 0.0    # the truncation term is inside a2 (C21)
         if excess is not constants.SHARPENED_EXCESS and not certificate:
             comparisons.append(inequality("sharpened", root * a - sharpening, root * a + float(constants.value(constants.B, U=U, eta=eta)), n))
         margin_scale = slack + extra
         comparisons.append(inequality("conclusion", lhs / n, rhs / n + slack + extra, n, scale=abs(margin_scale) + 1e-300))
     return comparisons
+
+
+def _certificate_comparisons(instance, run, n: int, *, extra: float, a: float, U: float) -> list:
+    """C21 at horizon n: the certificate ``S_n <= 8 rho sqrt(n)``, the truncation term, ``a2``; at the run's last n the
+    lemmas of the closed-form t0 (docs/theorem2-certificate.md, The formula)."""
+    lam, eta, root = run.lam, float(instance["eta"]), math.sqrt(n)
+    rho = eta * lam
+    S = _schedule_sum(rho, common.schedule(instance), n)
+    a2 = float(constants.value(constants.A2, U=U, lam=lam, eta=eta))
+    comparisons = []
+    if n == run.n:
+        truncation = instance["truncation"]
+        comparisons += theorem2_formula.lemma_comparisons(rho, float(truncation["epsilon"]), int(truncation["t0"]),
+                                                          common.schedule(instance), n)
+    return comparisons + [inequality("certificate", S, 8 * rho * root, n),
+                          inequality("truncation_term", extra, 2 * lam * U**2 / n * S, n, scale=max(extra, 1e-300)),
+                          identity("theorem2_constants", a / root + 2 * lam * U**2 / n * 8 * rho * root, a2 / root, a2 / root, n)]
 
 
 def _post_update(instance, impl, *, phi_form: bool = False) -> list:
