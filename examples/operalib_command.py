@@ -64,16 +64,20 @@ def _kernel(operalib, kernel: dict, d: int) -> dict:
 
 
 def onorma(operalib, X, Y, arguments):
-    """Predictions f_{t-1}(x_t) of operalib's ONORMA, fed one example at a time (``partial_fit``)."""
+    """Predictions f_{t-1}(x_t) of operalib's ONORMA, fed one example at a time (``partial_fit``), the coefficient each
+    round adds and the final coefficients (operalib's ``coefs_``, point-major as the protocol's)."""
     model = operalib.ONORMA(**_kernel(operalib, arguments["kernel"], Y.shape[1]), lbda=arguments["lam"],
                             eta=arguments["eta"], power=0.5, learning_rate="invscaling",
                             truncation=arguments.get("truncation"))
-    predictions = np.zeros_like(Y)
+    predictions, new = np.zeros_like(Y), np.zeros_like(Y)
+    d = Y.shape[1]
     for t in range(len(X)):
         if t:
             predictions[t] = np.reshape(model.predict(X[t:t + 1]), -1)
         model.partial_fit(X[t:t + 1], Y[t:t + 1])
-    return {"predictions": predictions}
+        new[t] = model.coefs_[t * d:(t + 1) * d]
+    return {"predictions": predictions, "new_coefficients": new,
+            "coefficients": np.reshape(model.coefs_[:len(X) * d], Y.shape)}
 
 
 def batch_ridge(operalib, X, Y, arguments):

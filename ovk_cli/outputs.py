@@ -62,6 +62,12 @@ def write_text(target, text: str) -> None:
         atomic_file.write_text(target, text)
 
 
+def write_bytes(target, data: bytes) -> None:
+    """Write ``data`` to the path ``target``, replaced atomically (``OutputError`` on an I/O error, the previous file
+    intact)."""
+    atomic_file.write_bytes(target, data)
+
+
 def _writable_folder(path: Path) -> bool:
     return path.is_dir() and os.access(path, os.W_OK | os.X_OK)
 

@@ -62,11 +62,14 @@ LOSSES = tuple({"type": name, **loss.fresh_fields()} for name, loss in LOSS_CLAS
 #: epsilon 0.1), of an untruncated one, of MONORMA, and the size of a batch; chosen so that ovk_ref computes
 #: each in a second or two (it evaluates every kept term literally: 5-25 us per kernel block)
 LONG_ROUNDS = {"window": (2000, 4096), "listed": (2000, 4096), "theorem2": (1200, 1600), "none": (600, 900),
+               "smallest": (600, 900), "random": (600, 900), "projection": (300, 500),
                "monorma": (300, 500), "batch_ridge": (150, 250)}
 LONG_WINDOW = 32
-#: the truncation kinds fresh cases draw: not ``listed`` (drawing it would change what every earlier seed draws),
-#: except for a scope that offers no other
+#: the truncation kinds fresh cases draw: not ``listed`` nor the removal policies (drawing them would change what
+#: every earlier seed draws), except for a scope that offers no other: then its kinds
 DRAWN_TRUNCATIONS = ("none", "window", "theorem2")
+#: the largest budget of a long fresh case with a projection (each removal solves (budget - 1) d unknowns in ovk_ref)
+LONG_PROJECTION_BUDGET = 8
 #: the kernel families long streams use when the scope has one of them: all but the feature kernel and sums (they cost
 #: ovk_ref two to three times more per block; the kernel-family regime runs each family over 200 rounds)
 LONG_FAMILIES = tuple(name for name in vocabulary.KERNEL_FAMILIES if name not in ("feature", "sum"))
@@ -104,12 +107,12 @@ def _draw_placement(rng, inputs: tuple, families: tuple, long: bool) -> int:
 
 
 def _draw_truncation_and_rounds(rng, algorithm: str, axes: dict, long: bool) -> tuple:
-    """The truncation kind (ONORMA, among ``DRAWN_TRUNCATIONS``, ``listed`` only for a scope with no other; ``none``
-    elsewhere, and never for a long stream when there is another) and the number of rounds: 2 to 40, or
+    """The truncation kind (ONORMA, among ``DRAWN_TRUNCATIONS``; for a scope with none of them, its removal policies,
+    else ``listed``; ``none`` elsewhere, and never for a long stream when there is another) and the number of rounds: 2 to 40, or
     ``LONG_ROUNDS`` of the truncation (ONORMA) or of the algorithm."""
     offered = axes.get("truncations", ("none",))
     kinds = [kind for kind in offered if kind in DRAWN_TRUNCATIONS and (not long or kind != "none")]
-    kinds = kinds or ["none" if "none" in offered or "listed" not in offered else "listed"]
+    kinds = kinds or (["none"] if "none" in offered else [kind for kind in offered if kind != "listed"] or ["listed"])
     truncation = str(rng.choice(kinds))
     if not long:
         return truncation, int(rng.integers(2, 41))
@@ -146,13 +149,18 @@ def _draw_stream(rng, n: int, p: int, d: int, placement: int, classes: bool) -> 
 
 def _draw_truncation(rng, truncation: str, n: int, long: bool) -> dict:
     """ONORMA's ``truncation`` argument (empty for ``none``): a window of 1 to n rounds (long: 8 to ``LONG_WINDOW``),
-    Theorem 2's schedule with t0 in 1..5 (long: epsilon 0.1), or a listed schedule of such windows, one per round."""
+    Theorem 2's schedule with t0 in 1..5 (long: epsilon 0.1), a listed schedule of such windows, one per round, or a
+    removal policy with such a budget (a projection's, long: at most ``LONG_PROJECTION_BUDGET``; random: a seed)."""
     if truncation == "listed":
         low, high = (8, LONG_WINDOW) if long else (1, n)
         return {"truncation": {"type": "listed", "s": rng.integers(low, high + 1, size=n).tolist()}}
     if truncation == "window":
         return {"truncation": {"type": "window",
                                "s": int(rng.integers(8, LONG_WINDOW + 1) if long else rng.integers(1, n + 1))}}
+    if truncation in ("smallest", "random", "projection"):
+        high = min(LONG_PROJECTION_BUDGET if truncation == "projection" else LONG_WINDOW, n) if long else n
+        budget = {"type": truncation, "budget": int(rng.integers(8 if long else 1, high + 1))}
+        return {"truncation": {**budget, "seed": int(rng.integers(0, 2**31))} if truncation == "random" else budget}
     if truncation == "theorem2":
         return {"truncation": {"type": "theorem2", "t0": int(rng.integers(1, 6)),
                                "epsilon": 0.1 if long else float(rng.choice([0.1, 0.25, 0.4]))}}

@@ -462,7 +462,7 @@ def _run_cases(prepared: Prepared, execution: _Execution, progress, seed) -> Non
                  if int(index) in execution.answers]
         for done, (_, outcome) in enumerate(_spread(lambda index: execution.second(index, outcomes[index]),
                                                         again, execution, workers), 1):
-            if progress is not None and outcome.status == "fail" and outcome.rerun.startswith("different"):
+            if progress is not None and outcome.status == "fail" and (outcome.rerun or "").startswith("different"):
                 _progress(f"rerun {done}/{len(again)}", outcome, progress)
     except Interrupted as interruption:
         report.stopped = interruption.reason

@@ -14,6 +14,9 @@ def first_kept(schedule, n: int) -> np.ndarray:
     """
     if schedule is None:
         return np.zeros(n, dtype=int)
+    if isinstance(schedule, truncation_schedules.RemovalPolicy):
+        raise ValueError(f"truncation: ovk_fast keeps the s_t newest terms (a window or a schedule t -> s_t); the removal "
+                         f"policy {schedule.kind!r} chooses other terms: run it with ovk_ref.onorma")
     lo = np.empty(n, dtype=int)
     current = 0
     for t in range(n):

@@ -16,6 +16,8 @@ import contextlib
 import mpmath
 import numpy as np
 
+from ovk_ref import tolerances
+
 
 def is_multiprecision(values) -> bool:
     """True when ``values`` holds mpmath numbers (an object array or an ``mpf``)."""
@@ -122,6 +124,26 @@ class Arithmetic:
             return np.linalg.solve(matrix, rhs)
         solution = mpmath.lu_solve(mpmath.matrix(matrix.tolist()), mpmath.matrix(rhs.tolist()))
         return np.array([solution[i] for i in range(len(rhs))], dtype=object)
+
+
+    def project(self, matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        """The least-norm solution of ``matrix @ x = rhs`` for a symmetric PSD ``matrix`` (a Gram matrix) and ``rhs`` in
+        its range: ``sum over eigenpairs (l, u) with l > PROJECTION_EIGENVALUE l_max of (u . rhs / l) u`` (numpy's
+        ``eigh``; mpmath's ``eigsy`` at the run's precision). The normal equations of a projection onto a span."""
+        if not len(rhs):
+            return rhs.copy()
+        if self.multiprecision:
+            values, vectors = mpmath.eigsy(mpmath.matrix(matrix.tolist()))
+            values = np.array([values[i] for i in range(len(rhs))], dtype=object)
+            vectors = np.array(vectors.tolist(), dtype=object)
+        else:
+            values, vectors = np.linalg.eigh(matrix)
+        floor = tolerances.PROJECTION_EIGENVALUE * max(max(values), 0 * values[0])
+        solution = self.zeros(len(rhs))
+        for index, value in enumerate(values):
+            if value > floor:
+                solution = solution + vectors[:, index] * (np.dot(vectors[:, index], rhs) / value)
+        return solution
 
 
 def finite_entries(values) -> np.ndarray:

@@ -4,7 +4,8 @@ Round t, on the example ``(x_t, y_t)``, with ``eta_t = eta / sqrt(t)`` and ``c_t
   1. New coefficient: ``alpha_{t,t} = -eta_t u_t``, ``u_t`` the (sub)gradient of the loss at
      ``z = f_{t-1}(x_t) = sum_{i<t} K(x_t, x_i) alpha_{i,t-1}`` (the online prediction, which is scored);
   2. Update old coefficients: ``alpha_{i,t} = c_t alpha_{i,t-1}`` for ``1 <= i <= t-1``;
-  3. (Optional) truncation: ``alpha_{i,t} = 0`` for ``i <= t - s_t``: the ``s_t`` most recent terms are kept;
+  3. (Optional) truncation: ``alpha_{i,t} = 0`` for ``i <= t - s_t``: the ``s_t`` most recent terms are kept; or a
+     removal policy (``truncation.RemovalPolicy``) removes older terms of its choice down to its budget;
   4. Obtain ``f_t = sum_{i<=t} K(., x_i) alpha_{i,t}``: the stored terms, which ``predict_one`` evaluates.
 Beside the box: ``||f_t||^2`` by the recursion of spec 6.2 with one kernel, and a downdate per dropped term (6.5).
 
@@ -91,8 +92,10 @@ class ONORMA(OnlineLearner):
         alphas = [alpha * c_t for alpha in self.alphas] + [new]
         centres = [*self.centres, x]
         indices = [*self.indices, t]
-        # 3. (optional) truncation: keep the s_t most recent terms (indices i > t - s_t)
-        while s_t is not None and indices[0] <= t - s_t:
+        # 3. (optional) truncation: keep the s_t most recent terms (indices i > t - s_t), or a removal policy's
+        while isinstance(self.schedule, truncation_schedules.RemovalPolicy) and len(alphas) > s_t:
+            norm2 = self._remove(t, norm2, centres, alphas, indices)
+        while s_t is not None and not isinstance(self.schedule, truncation_schedules.RemovalPolicy) and indices[0] <= t - s_t:
             norm2 = self.norm_downdate(norm2, centres, alphas)
             del centres[0], indices[0], alphas[0]
         # 4. f_t: its terms
@@ -105,13 +108,47 @@ class ONORMA(OnlineLearner):
         + <K(x_t, x_t) alpha_{t,t}, alpha_{t,t}>`` (spec 6.2 with one kernel)."""
         return c_t**2 * previous + 2 * c_t * np.dot(prediction, new) + np.dot(K_xx @ new, new)
 
-    def norm_downdate(self, norm2, centres, alphas):
-        """``||h||^2`` after removing the oldest term ``K(., x_i) a_i`` of ``h`` (spec 6.5):
-        ``||h - K(.,x_i) a_i||^2 = ||h||^2 - 2 <h(x_i), a_i> + <K(x_i,x_i) a_i, a_i>``."""
-        centre, alpha = centres[0], alphas[0]
+    def norm_downdate(self, norm2, centres, alphas, j=0):
+        """``||h||^2`` after removing the term ``K(., x_j) a_j`` of ``h``, the oldest by default (spec 6.5):
+        ``||h - K(.,x_j) a_j||^2 = ||h||^2 - 2 <h(x_j), a_j> + <K(x_j,x_j) a_j, a_j>``."""
+        centre, alpha = centres[j], alphas[j]
         value_at_centre, _ = self._evaluate(centre, centres, alphas)
         return norm2 - 2 * np.dot(value_at_centre, alpha) + np.dot(self.kernel(centre, centre) @ alpha, alpha)
 
+    def _remove(self, t, norm2, centres, alphas, indices):
+        """The removal policy's step (``truncation.RemovalPolicy``): the term at the position it chooses leaves the lists;
+        a projecting policy first adds the term's projection onto the span of the others to their coefficients, and
+        ``||h||^2`` drops by the residual ``r``: ``||h - r||^2 = ||h||^2 - 2 <h, r> + ||r||^2``."""
+        j = self.schedule.choose(t, alphas)
+        if self.schedule.projects:
+            norm2 = self._project_out(j, norm2, centres, alphas)
+        else:
+            norm2 = self.norm_downdate(norm2, centres, alphas, j)
+        del centres[j], indices[j], alphas[j]
+        return norm2
+
+    def _project_out(self, j, norm2, centres, alphas):
+        """Replace ``K(., x_j) a_j`` by its projection ``sum_{k != j} K(., x_k) b_k`` onto the other terms' span (in
+        place on ``alphas``): ``b`` solves ``G b = v``, ``G`` the others' Gram matrix, ``v_k = K(x_k, x_j) a_j`` (the
+        normal equations, least norm where G is singular: ``Arithmetic.project``). The residual
+        ``r = K(., x_j) a_j - sum_k K(., x_k) b_k`` has ``<h, r> = <h(x_j), a_j> - sum_k <h(x_k), b_k>`` and
+        ``||r||^2 = <K(x_j, x_j) a_j, a_j> - 2 <b, v> + <b, G b>``; returns ``||h - r||^2``."""
+        others = [k for k in range(len(alphas)) if k != j]
+        d = self.d
+        G = self.num.zeros((len(others) * d, len(others) * d))
+        v = self.num.zeros(len(others) * d)
+        for row, k in enumerate(others):
+            v[row * d:(row + 1) * d] = self.kernel(centres[k], centres[j]) @ alphas[j]
+            for column, other in enumerate(others):
+                G[row * d:(row + 1) * d, column * d:(column + 1) * d] = self.kernel(centres[k], centres[other])
+        b = self.num.project(G, v)
+        inner = np.dot(self._evaluate(centres[j], centres, alphas)[0], alphas[j])
+        for row, k in enumerate(others):
+            inner = inner - np.dot(self._evaluate(centres[k], centres, alphas)[0], b[row * d:(row + 1) * d])
+        residual2 = np.dot(self.kernel(centres[j], centres[j]) @ alphas[j], alphas[j]) - 2 * np.dot(b, v) + np.dot(b, G @ b)
+        for row, k in enumerate(others):
+            alphas[k] = alphas[k] + b[row * d:(row + 1) * d]
+        return norm2 - 2 * inner + residual2
 
 def onorma(X, Y, kernel, *, lam, eta, loss="squared", truncation=None, precision=None, on_divergence="warn",
            divergence_bound=None) -> OnormaRecord:

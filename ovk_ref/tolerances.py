@@ -36,6 +36,14 @@ DELTA_NORMALISATION = 1e-12
 #: can be compared with.
 GAMMA_CANCELLATION = 1e-3
 
+# --- projections (the removal policy ``projection``, ovk_ref.truncation) ---------------------------
+#: an eigenvalue of a Gram matrix at most this fraction of its largest is zero in a projection's least-norm solve
+#: (``Arithmetic.project``): float64's eigh gives the zero eigenvalues of a singular Gram matrix (a repeated point, a
+#: rank-deficient B) as about n d eps times the largest, ~1e-14 for n d <= 64; dividing by them would add a
+#: coefficient of 1e14 times round-off. 1e-12 drops them with a factor 100 of margin, and keeps every direction a
+#: float64 kernel resolves. The same rule at 50 digits (an exact zero is 1e-50 there).
+PROJECTION_EIGENVALUE = 1e-12
+
 # --- float64 against 50-digit mpmath ----------------------------------------
 #: a float64 run against a 50-digit run of the same case, relative to the scale (max |entry|) of
 #: the field. A round is not a contraction in general (with eta_1 kappa^2 > 2 the runs diverge,
@@ -114,3 +122,14 @@ IDENTITY = ToleranceClass("identity", IDENTITY_RTOL, IDENTITY_ATOL, "two float64
 #: two runs compared round by round whose values may be subnormal (IDENTITY_RTOL, UNDERFLOW_ATOL)
 ROUNDS = ToleranceClass("rounds", IDENTITY_RTOL, UNDERFLOW_ATOL,
                         "two runs round by round; subnormal values carry absolute precision only")
+#: a float64 value stored in a file by one machine (a checkpoint, a golden vector, a pasted output) against the same
+#: computation made on this one: the same formula in the same order of Python operations, but BLAS kernels (OpenBLAS
+#: picks them by CPU: SandyBridge, Haswell, SkylakeX...), numpy's SIMD paths and FMA sum the same terms in another
+#: order, so each value differs by a few units in the last place of the numbers it combines (measured: last-bit
+#: differences, e.g. -3.57e-16 against -3.93e-16 of a margin of scale 1, between SkylakeX and Haswell kernels). It is
+#: IDENTITY's bound (a sum of O(t) terms, error O(t eps), 1e-10 relative to their size leaves a factor >100), with
+#: the subnormal floor of ROUNDS (a run's values may underflow). Bit-for-bit stays the rule where it holds: the same
+#: process, the same machine, 1 thread against 2, a file loaded and saved again.
+ACROSS_MACHINES = ToleranceClass("across machines", IDENTITY_RTOL, UNDERFLOW_ATOL,
+                                 "a stored float64 value against the same computation on another CPU (BLAS kernels, "
+                                 "SIMD paths, FMA sum in another order)")

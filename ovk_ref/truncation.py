@@ -15,6 +15,9 @@ says, beside its ``s_t``:
 * ``argument()``: what a Python implementation's ``truncation=`` receives for it (an int for a window, else the
   schedule itself, a callable ``t -> s_t``).
 
+A ``RemovalPolicy`` (``smallest``, ``random``, ``projection``) is a budget: ``s_t = budget`` terms kept, which ones
+chosen by the policy instead of the window's newest.
+
 ``from_dict``/``to_dict`` read and write the format (the learners, ``ovk_ref.checkpoint``, the protocol and
 ``ovk_conform.limits`` all go through them); an unknown ``"type"`` raises there, naming the known ones. A new kind
 (a removal policy, say) is one class here with those members, added to ``KINDS``: the checkpoint, the protocol's
@@ -167,8 +170,85 @@ class ListedSchedule(Schedule):
         return f"ListedSchedule({list(self.s)})"
 
 
+class RemovalPolicy(Schedule):
+    """A budget: after round t, when ``f_t`` holds more than ``budget`` terms, the policy removes one of the older
+    terms (never the new one, ``alpha_{t,t}``, as ``s_t >= 1`` never drops it: spec 5.1), the budget literature's way
+    instead of the window's oldest. ``s_t = budget`` is the number of terms kept; which terms, the policy says
+    (``choose``), so an implementation that reads ``s_t`` as a window is a different algorithm (``ovk_fast`` refuses
+    these kinds). Theorem 2' (spec C20) holds for any truncation: its ``Delta_t`` is what the policy removed.
+
+    ``choose(t, alphas)`` is the position (0-based, oldest first, never the last) of the term to remove from the
+    terms ``alphas`` after round t's shrink and new coefficient; ``projects``: the removed term is projected onto
+    the span of the kept ones (ONORMA adds the projection to the kept coefficients; Delta_t is the residual).
+    Every choice is a function of the round and the terms alone (no state beside the learner's), so a checkpoint
+    and a resumed run choose the same."""
+
+    fields = {"budget": {"type": "integer", "minimum": 1}}
+    projects = False
+
+    def __init__(self, budget):
+        self.budget = validation.integer("truncation.budget", budget, minimum=1)
+
+    def __call__(self, t: int) -> int:
+        return self.budget
+
+    def choose(self, t: int, alphas) -> int:
+        raise NotImplementedError
+
+
+class SmallestPolicy(RemovalPolicy):
+    """Remove the older term whose coefficient has the smallest Euclidean norm (the oldest among equals)."""
+
+    kind = "smallest"
+
+    def choose(self, t: int, alphas) -> int:
+        norms2 = [np.dot(alpha, alpha) for alpha in alphas[:-1]]
+        return min(range(len(norms2)), key=lambda position: (norms2[position], position))
+
+
+class RandomPolicy(RemovalPolicy):
+    """Remove an older term drawn uniformly, by ``numpy.random.default_rng([seed, t])`` (a function of the seed
+    and the round: a resumed run draws the same)."""
+
+    kind = "random"
+    fields = {"budget": {"type": "integer", "minimum": 1}, "seed": {"type": "integer", "minimum": 0}}
+
+    def __init__(self, budget, seed):
+        super().__init__(budget)
+        self.seed = validation.integer("truncation.seed", seed, minimum=0)
+
+    def choose(self, t: int, alphas) -> int:
+        return int(np.random.default_rng([self.seed, t]).integers(len(alphas) - 1))
+
+
+#: a projection budget at most this: each projection solves a symmetric system of (budget - 1) d unknowns by an
+#: eigendecomposition, literally, in float64 or mpmath (at 50 digits a system of 64 unknowns takes seconds)
+PROJECTION_BUDGET = 64
+
+
+class ProjectionPolicy(RemovalPolicy):
+    """Remove the oldest term and add its projection onto the span of the kept terms to their coefficients (the
+    Projectron's idea, Orabona, Keshet and Caputo 2009, applied at removal): ``f_t`` loses only the residual
+    ``Delta_t = K(., x_j) a_j - P K(., x_j) a_j``, never more than the window's ``K(., x_j) a_j``."""
+
+    kind = "projection"
+    fields = {"budget": {"type": "integer", "minimum": 1, "maximum": PROJECTION_BUDGET}}
+    projects = True
+
+    def __init__(self, budget):
+        super().__init__(budget)
+        if self.budget > PROJECTION_BUDGET:
+            raise ValueError(f"truncation.budget of a projection must be at most {PROJECTION_BUDGET} (PROJECTION_BUDGET: "
+                             f"each removal solves a system of (budget - 1) d unknowns), got {self.budget}")
+
+    def choose(self, t: int, alphas) -> int:
+        return 0
+
+
+#: the removal policies (budgets)
+POLICIES = (SmallestPolicy, RandomPolicy, ProjectionPolicy)
 #: kind -> its class, in the order the scope reports and the schemas list them (after ``none``)
-KINDS = {cls.kind: cls for cls in (FixedWindow, Theorem2Schedule, ListedSchedule)}
+KINDS = {cls.kind: cls for cls in (FixedWindow, Theorem2Schedule, ListedSchedule, *POLICIES)}
 
 
 def kind_names() -> tuple:

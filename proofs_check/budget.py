@@ -63,7 +63,7 @@ def weight(margin: float) -> float:
 def still_hunted(verdict) -> bool:
     """A claim worth more instances: no counterexample yet, and a search space not yet exhausted."""
     space = CLAIMS[verdict.claim].space
-    return verdict.verdict in ("holds", "open") and not math.isinf(verdict.worst_margin) and (
+    return verdict.verdict in ("holds", "open", "proved") and not math.isinf(verdict.worst_margin) and (
         space is None or verdict.instances < space)
 
 

@@ -7,6 +7,8 @@ import math
 from proofs_check import profiles
 from proofs_check.claims import CLAIMS
 from proofs_check.runner import INFORMATIVE_FLOOR
+from proofs_check.margins import shown as shown_margin
+
 
 
 def verdict_text(verdict) -> str:
@@ -15,6 +17,8 @@ def verdict_text(verdict) -> str:
         return "false (known counterexample)"
     if verdict.verdict == "holds":
         return f"holds on {verdict.informative} informative instances of {verdict.instances} drawn"
+    if verdict.verdict == "proved":
+        return f"proved {verdict.proved}; the search: no counterexample in {verdict.informative} informative of {verdict.instances}"
     if verdict.verdict == "open" and getattr(verdict, "proved", ""):
         return f"proved for {verdict.proved}; open elsewhere (no counterexample in {verdict.informative} informative of {verdict.instances})"
     if verdict.verdict == "open":
@@ -33,16 +37,16 @@ def mark_text(verdict) -> str:
 
 def margin_text(verdict) -> str:
     """The margin ``(bound - observed)/scale`` (``scale`` the bound's own size) of the counterexample printed beside it
-    for a false verdict, else of the tightest informative instance."""
+    for a false verdict, else of the tightest informative instance (``shown_margin``: a tie prints as 0)."""
     if verdict.verdict == "false" and verdict.counterexample_margin is not None:
         return f"{verdict.counterexample_margin:.3g}"
     if verdict.verdict == "not applicable" or math.isinf(verdict.worst_margin):
         return "-"
-    return f"{verdict.worst_margin:.3g}"
+    return shown_margin(verdict.worst_margin)
 
 
 def counterexample_text(verdict) -> str:
-    if verdict.verdict == "error":
+    if verdict.verdict in ("error", "not applicable"):   # not applicable: the reason, when one is given
         return verdict.error
     if verdict.counterexample is None:
         return ""
@@ -86,12 +90,12 @@ def chain_text(verdict) -> str:
     if chain["first_failing"]:
         step = steps[chain["first_failing"]]
         verdict = " (refuted by sympy)" if step.get("refuted") else ""
-        return (f"fails at {step['name']}{verdict} (round {chain['first_failing_round']}, margin {chain['first_failing_margin']:.3g}): "
+        return (f"fails at {step['name']}{verdict} (round {chain['first_failing_round']}, margin {shown_margin(chain['first_failing_margin'])}): "
                 f"{step['statement']} [{counts}]")
     if chain["tightest"]:
         step = steps[chain["tightest"]]
         proof = ", proved by sympy" if step["symbolic"] else ""
-        return f"tightest {step['name']} ({step['status']}{proof}, margin {step['margin']:.3g}): {step['statement']} [{counts}]"
+        return f"tightest {step['name']} ({step['status']}{proof}, margin {shown_margin(step['margin'])}): {step['statement']} [{counts}]"
     return f"[{counts}]"
 
 

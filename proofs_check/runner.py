@@ -24,8 +24,8 @@ that still violates makes the verdict ``false`` with ``Verdict.known`` set (the 
 
 After the search, the claim's proof (``proofs_check.proofs``: a chain of named steps) is evaluated once, on the
 counterexample of a false verdict or the tightest informative instance of a holds/open one (``Verdict.chain``: the
-first failing step, or the tightest; ``Verdict.worst_instance``); an open claim proved on part of its range says
-where (``Verdict.proved``: Theorem 2's certificate table).
+first failing step, or the tightest; ``Verdict.worst_instance``); a claim expected ``proved`` (its search finds no
+counterexample, and an argument covers its whole range) says how (``Verdict.proved``: Theorem 2's closed-form t0).
 
 A margin within ``tolerances.NEAR_ZERO_MARGIN`` (relative) of 0 is recomputed at
 ``tolerances.RECHECK_DIGITS`` digits before it counts either way; such instances are counted in
@@ -55,7 +55,7 @@ except ImportError:  # pragma: no cover -- a Hypothesis without the module has n
     hypothesis_providers = None
 
 import ovk_ref
-from proofs_check import profiles, proofs, tolerances
+from proofs_check import margins, profiles, proofs, tolerances
 from proofs_check.claims import CLAIMS
 
 
@@ -63,7 +63,7 @@ from proofs_check.claims import CLAIMS
 class Verdict:
     claim: str
     expected: str
-    verdict: str                  # holds | false | open | error | not applicable
+    verdict: str                  # holds | false | open | proved | error | not applicable
     instances: int = 0            # instances drawn and checked (for false: including the shrinking ones)
     informative: int = 0          # of those, the ones informative for the claim (Outcome.informative)
     floor: int = 0                # informative instances a holds/open verdict needs under the profile
@@ -82,7 +82,7 @@ class Verdict:
     seconds: float = 0.0
     profile: str = ""
     chain: dict | None = None     # the claim's proof on the counterexample (false) or the tightest instance (proofs.explain)
-    proved: str = ""              # where an open claim is proved (proofs.proved_text: Theorem 2's certificate table)
+    proved: str = ""              # how a proved claim is proved (proofs.proved_text: Theorem 2's closed-form t0)
 
     @property
     def as_expected(self) -> bool:
@@ -92,7 +92,7 @@ class Verdict:
     def meets_floor(self) -> bool:
         """A holds/open verdict rests on at least ``floor`` informative instances (a count: whether the strategy's
         informative share is high enough is a property tested once with enough draws, tests/meta/test_strategy_quality.py)."""
-        return self.verdict not in ("holds", "open") or self.informative >= self.floor
+        return self.verdict not in NO_COUNTEREXAMPLE or self.informative >= self.floor
 
     @property
     def passed(self) -> bool:
@@ -124,6 +124,9 @@ SHRINK_BUDGET = {"ci": 150, "dev": 400, "thorough": 3000}
 #: 25); the informative share of each claim's strategy is tested once, on hundreds of draws, by the test suite
 #: (tests/meta/test_strategy_quality.py): a run only counts its informative instances
 INFORMATIVE_FLOOR = 0.8
+#: the verdicts of a search that found no counterexample
+NO_COUNTEREXAMPLE = ("holds", "open", "proved")
+
 
 def informative_floor(profile: str, examples: int | None = None) -> int:
     """Informative instances a holds/open verdict needs: ``INFORMATIVE_FLOOR`` of ``examples`` (default: the
@@ -141,10 +144,22 @@ def steering(margin: float) -> float:
     an identity's margin ``1 - error / allowed error`` keeps two digits of the share of the allowed error used
     (1 - 1.6e-6). Unrounded, Hypothesis' target phase climbed the round-off in an identity's margin for minutes
     in ``thorough`` (``monorma.delta_log_linear``: 2 CPU-minutes past its 921st instance without a new one),
-    and its steps made the instances hinge on the last bits of a sum."""
+    and its steps made the instances hinge on the last bits of a sum. A tie (``margins.resolved``: within
+    ``NEAR_ZERO_MARGIN`` of 0) is 0: with its round-off digits kept, SandyBridge's and SkylakeX's OpenBLAS kernels
+    drew other instances of ``monorma.norm_prop1_factor`` in ci."""
+    if math.isfinite(margin) and margins.resolved(margin) == 0.0:
+        return 0.0   # a tie: its digits are round-off, which differs between CPUs and would steer each its own way
     if not math.isfinite(margin) or margin < 0.5:
         return float(f"{margin:.{STEERING_DIGITS}g}")
     return 1.0 - float(f"{1.0 - margin:.{STEERING_DIGITS}g}")
+
+
+def tighter(margin: float, worst: float) -> bool:
+    """Whether an instance of margin ``margin`` replaces the tightest one so far (margin ``worst``): when it is
+    smaller as a report tells it (``margins.resolved``: 0 for a tie, else 3 significant digits; NaN below every
+    number). The digits beyond are round-off, whose last bits differ from one CPU's BLAS kernels and SIMD paths to
+    another's: the first instance found among equals is kept, so that every machine reports the same instance."""
+    return margins.resolved(margin) < margins.resolved(worst)
 
 
 def search_seed(claim_id: str, seed: int, shard: int = 0) -> int:
@@ -274,7 +289,8 @@ def _evaluate(claim, instance, impl):
     if math.isfinite(outcome.margin) and abs(outcome.margin) <= tolerances.NEAR_ZERO_MARGIN * outcome.resolution_scale:
         with mpmath.workdps(tolerances.RECHECK_DIGITS):  # every mpf operation of the check at that precision
             outcome = claim.check(instance, impl, precision=tolerances.RECHECK_DIGITS)
-        tie = max(tolerances.HIGH_PRECISION_TIE, outcome.tie or 0.0)
+        tie = max(tolerances.HIGH_PRECISION_TIE, outcome.tie or 0.0,
+                  tolerances.FLOAT64_RECORDS_TIE if getattr(impl, "float64_records", False) else 0.0)
         return not outcome.margin >= -tie * outcome.resolution_scale, outcome, True
     return not outcome.margin >= 0, outcome, False
 
@@ -356,7 +372,7 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
         count(outcome.informative)
         verdict.rechecked += rechecked
         margin = outcome.relative_margin
-        if (outcome.informative or violated) and (margin < verdict.worst_margin or math.isnan(margin)):
+        if (outcome.informative or violated) and tighter(margin, verdict.worst_margin):
             verdict.worst_margin, verdict.worst_quantities, verdict.worst_instance = margin, outcome.quantities, instance
             verdict.worst_observed, verdict.worst_bound = outcome.observed, outcome.bound
         if outcome.informative and outcome.settled is not None and not outcome.settled >= verdict.worst_settled_margin:
@@ -371,11 +387,11 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
     try:
         with _without_local_constants(), _garbage_collected_at_fixed_points():
             test()
-        verdict.verdict = "open" if claim.expected == "open" else "holds"
+        verdict.verdict = _no_counterexample(claim)
         if shard == 0:   # once per claim, however many shards its search is split into
             _replay_known(claim, impl, verdict)
     except Unsatisfiable:   # not one informative instance: a verdict below its floor
-        verdict.verdict = "open" if claim.expected == "open" else "holds"
+        verdict.verdict = _no_counterexample(claim)
     except _Violation:
         verdict.verdict = "false"
         verdict.counterexample = failing["instance"]   # the last failing call is Hypothesis' replay of its smallest
@@ -386,16 +402,21 @@ def run_claim(claim_id: str, profile: str | None = None, impl=ovk_ref, seed: int
         verdict.error = f"{type(error).__name__}: {error}"
         verdict.counterexample = failing.get("instance")
     verdict.chain = explain_verdict(claim, impl, verdict)
-    verdict.proved = proofs.proved_text(claim_id) if verdict.verdict == "open" else ""
+    verdict.proved = proofs.proved_text(claim_id) if verdict.verdict in ("open", "proved") else ""
     verdict.seconds = time.perf_counter() - start
     return verdict
+
+
+def _no_counterexample(claim) -> str:
+    """The verdict of a search that found no counterexample: the claim's own ``open`` or ``proved``, else ``holds``."""
+    return claim.expected if claim.expected in ("open", "proved") else "holds"
 
 
 def explain_verdict(claim, impl, verdict) -> dict | None:
     """The claim's proof (``proofs.explain``) on the instance its verdict names: the counterexample of a false
     verdict, the tightest informative instance of a holds/open one; None without a chain or an instance. A chain that
     raises is reported in the result's ``error``, not as the claim's error."""
-    if verdict.verdict not in ("holds", "open", "false"):
+    if verdict.verdict not in NO_COUNTEREXAMPLE + ("false",):
         return None
     instance = verdict.counterexample if verdict.verdict == "false" else verdict.worst_instance
     try:
@@ -415,7 +436,7 @@ def _replay_known(claim, impl, verdict) -> None:
         verdict.rechecked += rechecked
         if violated:
             verdict.verdict, verdict.known = "false", True
-            if outcome.relative_margin < verdict.worst_margin or math.isnan(outcome.relative_margin):
+            if tighter(outcome.relative_margin, verdict.worst_margin):
                 verdict.worst_margin, verdict.worst_quantities, verdict.worst_instance = (
                     outcome.relative_margin, outcome.quantities, instance)
                 verdict.worst_observed, verdict.worst_bound = outcome.observed, outcome.bound

@@ -31,7 +31,7 @@ from proofs_check.runner import Verdict
 from proofs_check.units import Unit, run_unit
 
 #: cell symbols: the verdict under the fault against the reference's
-SYMBOLS = {"false": "F", "holds": "H", "open": "H", "error": "E", "not applicable": "-"}
+SYMBOLS = {"false": "F", "holds": "H", "open": "H", "proved": "H", "error": "E", "not applicable": "-"}
 
 
 def reference_unit(unit: Unit) -> dict:

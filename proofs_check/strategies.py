@@ -353,7 +353,8 @@ def within_bound(Y, y_bound: float):
 #
 # Every instance dict may hold: "kernel" (portable dict), "p", "d", "X", "Y" (lists), "lam", "eta", "loss",
 # "kappa2" (the kernel's kappa^2 on [0,1]^p, proofs_check.constants), "C" (Lipschitz constant), "C_y"
-# (bound on ||y_t||), "truncation" (None, {"window": s} or {"t0": t0, "epsilon": e}), "kernels", "r".
+# (bound on ||y_t||), "truncation" (None, {"window": s}, {"t0": t0, "epsilon": e} or a removal policy's portable dict,
+# {"type": "smallest", "budget": b}), "kernels", "r".
 
 #: rho = eta * lam drawn over (0, 1), ends included up to these margins (float64 keeps 1 - rho > 0 exact)
 RHO_RANGE = (1e-6, 1.0 - 1e-9)
@@ -421,6 +422,16 @@ def truncations(n: int, schedule_only: bool = False):
     return schedules if schedule_only else st.one_of(st.none(), st.builds(lambda s: {"window": s}, st.integers(1, n)), schedules)
 
 
+@reused
+def removal_policies(n: int):
+    """A removal policy of ``ovk_ref.truncation`` (``smallest``, ``random`` with a seed, ``projection``) with a budget in
+    [1, n], as its portable dict (the instance's ``truncation``)."""
+    budgets = st.integers(1, max(1, n))
+    return st.one_of(st.builds(lambda b: {"type": "smallest", "budget": b}, budgets),
+                     st.builds(lambda b, seed: {"type": "random", "budget": b, "seed": seed}, budgets, st.integers(0, 2**16)),
+                     st.builds(lambda b: {"type": "projection", "budget": b}, budgets))
+
+
 def _portable(kernel, X, Y, **fields) -> dict:
     return {"kernel": kernel.to_dict(), "p": X.shape[1], "d": Y.shape[1], "X": X.tolist(), "Y": Y.tolist(), **fields}
 
@@ -462,7 +473,8 @@ def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, t
 
     ``extreme`` draws the stream where norm bounds are tight (``streams``): for a search of a claim that is false.
     ``among`` restricts the losses to those names (``losses``; ``hyp3`` regimes use the squared loss whatever it says).
-    ``truncation``: False (none), True (any of ``truncations``) or ``"schedule"`` (Theorem 2's schedule).
+    ``truncation``: False (none), True (any of ``truncations``), ``"schedule"`` (Theorem 2's schedule) or ``"policy"``
+    (a removal policy, ``removal_policies``).
     """
     if regime not in REGIMES:
         raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
@@ -485,8 +497,12 @@ def onorma_instances(draw, regime: str = "any", *, feature_only: bool = False, t
         lam = draw(log_uniform(1e-3, 1e2))
     eta = draw(rhos()) / lam
     assume(0 < eta * lam < 1)
+    if truncation == "policy":
+        drawn = draw(removal_policies(len(X)))
+    else:
+        drawn = draw(truncations(len(X), truncation == "schedule")) if truncation else None
     fields = {"lam": lam, "eta": eta, "loss": loss, "kappa2": kappa2, "C": ovk_ref.as_loss(loss).lipschitz,
-              "C_y": C_y, "truncation": draw(truncations(len(X), truncation == "schedule")) if truncation else None}
+              "C_y": C_y, "truncation": drawn}
     return _portable(kernel, X, Y, **fields)
 
 
@@ -628,6 +644,15 @@ def tight_truncated_onorma_instances(draw, regime: str, **options):
     per round from round ``s + 1`` on, each of norm ``kappa ||alpha_{i,t}||`` (the point is at the top of ``K(x, x)``)."""
     instance = draw(tight_onorma_instances(regime, **options))
     return {**instance, "truncation": {"window": draw(integers(1, len(instance["X"]) - 1))}}
+
+
+@st.composite
+def tight_policy_onorma_instances(draw, regime: str, **options):
+    """``tight_onorma_instances(regime)`` with a removal policy of budget ``b`` in [1, n - 1]: one term removed per round
+    from round ``b + 1`` on, each of norm ``kappa ||alpha_{i,t}||`` (the point is at the top of ``K(x, x)``; a projection
+    onto kept terms at the same point loses nothing)."""
+    instance = draw(tight_onorma_instances(regime, **options))
+    return {**instance, "truncation": draw(removal_policies(len(instance["X"]) - 1))}
 
 
 #: the kernel structures of spec 7.2-7.3 a batch instance is drawn with

@@ -14,6 +14,12 @@ RECHECK_DIGITS = 50
 #: (e.g. ||alpha_tt|| = eta_t C for the norm loss, Prop. 1(i)) computed with O(100) roundings at 1e-50
 #: lands within ~1e-48 of 0 on either side; 1e-40 is far above that and far below any real violation.
 HIGH_PRECISION_TIE = 1e-40
+#: an implementation that computes in float64 only (another engine's records, ``ovk-check verify --engine``: the
+#: recheck lifts its float64 numbers exactly and recomputes only the check's side) leaves its own round-off in the
+#: recomputed margin: a tight bound it attains (||alpha_tt|| = eta_t C) lands a few ulps either side of 0, so its tie
+#: is NEAR_ZERO_MARGIN, the band float64 cannot resolve either way (a real violation, as a step size that decays too
+#: slowly, is orders of magnitude beyond it)
+FLOAT64_RECORDS_TIE = NEAR_ZERO_MARGIN
 #: comparisons of integers or exact 0/1 facts (supports, kernel-evaluation counts) return margin
 #: +-this per mismatch: away from 0 so that they are never mistaken for near-zero float margins.
 DISCRETE_MARGIN = 0.5

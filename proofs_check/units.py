@@ -10,8 +10,8 @@ process, in a local worker process or on a Dask worker of another machine.
 The plan of a run (which units) depends on the claims, the profile, the seed and the budget, never on where or
 in how many processes the units run; ``merge`` orders the results by the plan, not by completion. A claim that
 is one unit (the default) gets exactly the verdict ``run_claim`` gives; a claim split into shards merges to:
-counts and seconds summed, the floor summed, the tightest informative margin over the shards (ties: the lowest
-shard), and the verdict and counterexample of the first shard, in shard order, with the strongest evidence
+counts and seconds summed, the floor summed, the tightest informative margin over the shards (ties, up to round-off: the
+lowest shard), and the verdict and counterexample of the first shard, in shard order, with the strongest evidence
 (error, then a counterexample found by the search, then a known counterexample replayed, then holds/open).
 Same plan and seeds, same report, however the units were scheduled.
 """
@@ -29,7 +29,7 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 import ovk_ref
-from proofs_check import profiles
+from proofs_check import profiles, runner
 from proofs_check.faults import FAULTS
 from proofs_check.runner import Verdict, run_claim
 
@@ -129,12 +129,19 @@ def _tightness(verdict: Verdict) -> tuple:
     return (0, 0.0) if math.isnan(verdict.worst_margin) else (1, verdict.worst_margin)
 
 
+def _within_roundoff(margin: float, smallest: float) -> bool:
+    """Whether a shard's worst margin equals the smallest as a report tells it (``runner.tighter``): the lowest such
+    shard gives the tightest instance, whatever the last bits of the margins on this CPU."""
+    return not runner.tighter(smallest, margin)
+
+
 def merge_claim(parts: list[Verdict]) -> Verdict:
     """The verdict of one claim from its shards' verdicts, given in shard order."""
     if len(parts) == 1 or parts[0].verdict == "not applicable":
         return parts[0]
     chosen = min(parts, key=_evidence)          # min keeps the first of equals: the lowest shard
-    tightest = min(parts, key=_tightness)
+    smallest = min(parts, key=_tightness).worst_margin
+    tightest = next(part for part in parts if _within_roundoff(part.worst_margin, smallest))
     return dataclasses.replace(
         chosen, instances=sum(part.instances for part in parts), informative=sum(part.informative for part in parts),
         floor=sum(part.floor for part in parts), rechecked=sum(part.rechecked for part in parts),

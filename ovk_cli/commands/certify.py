@@ -1,9 +1,10 @@
 """``ovk-check certify-theorem2``: the smallest t0 that certifies Theorem 2 for each (rho, epsilon) of a grid (spec C21).
 
 For each grid point, ``proofs.theorem2_certificate.smallest_t0``: the certificate ``S_n <= 8 rho sqrt(n)`` for every n
-(exact prefix, blocks, proved tail bound; ball arithmetic), t0 = 1 first, then doubling and bisection. Writes the
-table as JSON (``--table``, default the package's stored table, which ``ovk-check verify`` reports for
-``thm2.exists_t0``), prints it as Markdown, and with ``--plot FILE`` draws t0 against rho (matplotlib). The points run
+(exact prefix, blocks, proved tail bound; ball arithmetic), t0 = 1 first, then doubling and bisection. Prints the
+table as Markdown, writes it as JSON with ``--table FILE`` (nothing is written without it: the package's stored table,
+which ``ovk-check verify`` reports for ``thm2.exists_t0``, is rewritten only when its path is given), and with
+``--plot FILE`` draws t0 against rho (matplotlib, extra ``plots``; the PNG replaced atomically). The points run
 in ``--workers`` processes (concurrent.futures). Minutes for the default grid.
 """
 from __future__ import annotations
@@ -25,7 +26,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("certify-theorem2", help="prove Theorem 2's certificate on a grid of (rho, epsilon): the smallest t0 of each")
     parser.add_argument("--rho", nargs="+", default=list(certificate.GRID_RHO), metavar="RHO", help="values of rho = eta lam in (0, 1)")
     parser.add_argument("--epsilon", nargs="+", default=list(certificate.GRID_EPSILON), metavar="EPS", help="values of epsilon in (0, 1/2)")
-    parser.add_argument("--table", type=Path, default=None, metavar="FILE", help="the JSON table (default: the stored table of the package)")
+    parser.add_argument("--table", type=Path, default=None, metavar="FILE", help="also write the table as JSON (default: printed only; the package's stored table is "
+                        "proofs_check/proofs/theorem2_certificates.json, rewritten only when given here)")
     parser.add_argument("--plot", type=Path, default=None, metavar="FILE", help="also draw t0 against rho (PNG)")
     parser.add_argument("--workers", type=int, default=None, metavar="N", help="processes (default: the machine's cores)")
     parser.set_defaults(run=run)
@@ -57,7 +59,25 @@ def markdown(rows) -> str:
     return "\n".join(lines)
 
 
+def _missing_extra() -> str | None:
+    """The optional extra the command needs and lacks: ``proofs`` (python-flint: the certificate's arb balls)."""
+    try:
+        import flint  # noqa: F401
+    except ImportError:
+        return "proofs"
+    return None
+
+
 def plot(rows, path: Path) -> None:
+    """Draw t0 against rho into the PNG ``path``, replaced atomically (``OutputError`` on a full disk, the previous
+    PNG whole)."""
+    outputs.write_bytes(path, figure_png(rows))
+
+
+def figure_png(rows) -> bytes:
+    """The PNG of t0 against rho."""
+    import io
+
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -76,16 +96,27 @@ def plot(rows, path: Path) -> None:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    image = io.BytesIO()
+    fig.savefig(image, format="png", dpi=120)
     plt.close(fig)
+    return image.getvalue()
 
 
 def run(args) -> int:
     workers = default_workers() if args.workers is None else check_workers("--workers", args.workers)
-    target = args.table or certificate.TABLE
-    outputs.check_file("--table", target)
+    target = args.table
+    if target is not None:
+        outputs.check_file("--table", target)
+    missing = _missing_extra()
+    if missing:
+        raise UsageError(f"certify-theorem2 needs the optional extra '{missing}' (python-flint): "
+                         f'pip install "ovk[{missing}]"')
     if args.plot:
         outputs.check_file("--plot", args.plot)
+        try:
+            import matplotlib  # noqa: F401  (the figure; optional extra "plots")
+        except ImportError:
+            raise UsageError('--plot needs the optional extra \'plots\': pip install "ovk[plots]"') from None
     pairs = [(rho, epsilon) for epsilon in args.epsilon for rho in args.rho]
     for rho, epsilon in pairs:   # bad input before any work
         try:
@@ -103,9 +134,11 @@ def run(args) -> int:
     seconds = time.perf_counter() - start
     table = {"prefix": certificate.PREFIX, "block_growth": str(certificate.BLOCK_GROWTH), "precision_bits": certificate.PRECISION_BITS,
              "seconds": round(seconds, 1), "versions": versions.record(), "rows": rows}
-    outputs.write_text(target, json.dumps(table, indent=1) + "\n")
+    if target is not None:
+        outputs.write_text(target, json.dumps(table, indent=1) + "\n")
     print(markdown(rows))
-    print(f"\n{len(rows)} points in {seconds:.1f} s on {workers} workers; written to {target}")
+    written = f"written to {target}" if target is not None else "not written (--table FILE writes it as JSON)"
+    print(f"\n{len(rows)} points in {seconds:.1f} s on {workers} workers; {written}")
     print(versions.line())
     if args.plot:
         plot(rows, args.plot)

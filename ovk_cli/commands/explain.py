@@ -17,6 +17,7 @@ from ovk_cli.errors import UsageError, front_door
 from proofs_check import profiles
 from proofs_check.claims import CLAIMS
 from proofs_check.proofs import chains, explain, symbolic
+from proofs_check.report import shown_margin
 from proofs_check.runner import run_claim
 
 
@@ -98,7 +99,7 @@ def _print_steps(chain, result) -> None:
     width = max(len(step.name) for step in chain.steps)
     print(f"  #  {'step':{width}s}  {'status':8s}  {'margin':>10s}  {'round':>5s}  statement")
     for index, (step, entry) in enumerate(zip(chain.steps, result.steps), start=1):
-        margin = "-" if entry.margin is None else f"{entry.margin:.3g}"
+        margin = "-" if entry.margin is None else shown_margin(entry.margin)
         round_ = "-" if entry.round is None else str(entry.round)
         print(f"{index:3d}  {step.name:{width}s}  {entry.status:8s}  {margin:>10s}  {round_:>5s}  {step.statement}")
         print(f"     {'':{width}s}  because: {step.because}" + (f"; {_proof_text(step)}" if _proof_text(step) else ""))

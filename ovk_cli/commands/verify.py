@@ -15,7 +15,7 @@ import sys
 import time
 
 import ovk_ref
-from ovk_cli import outputs
+from ovk_cli import engine_records, outputs
 from ovk_cli.errors import UsageError, front_door
 from ovk_cli.parallel import check_workers, default_workers, map_ordered
 from ovk_conform import versions
@@ -46,6 +46,17 @@ def register(subparsers) -> None:
     parser.add_argument("--budget", metavar="TIME|N", default=None,
                         help="after the profile's run, spread what is left of a wall time (90s, 10m, 1.5h) or of "
                              "N instances in all over the claims, more to the tightest margins")
+    engine = parser.add_mutually_exclusive_group()
+    engine.add_argument("--engine", metavar="MODULE[:ATTR]", help="search the trajectory claims on this engine's records "
+                        "(onorma/monorma with ovk_ref's signatures) instead of ovk_ref's; a claim whose algorithm or record "
+                        "fields the engine lacks is not applicable (docs/tutorial-your-variant.md)")
+    engine.add_argument("--command", dest="command_line", metavar="CMD", help="the same for a program called as CMD "
+                        "REQUEST.json RESULT.json per run (the ovk-conform-1 protocol, docs/conformance.md)")
+    parser.add_argument("--scope", metavar="SCOPE", help="with --engine/--command: the cases the engine takes (as "
+                        "conform's --scope); instances outside it are not sent")
+    parser.add_argument("--timeout", metavar="SECONDS", type=float, default=None,
+                        help="with --engine/--command: seconds one run of the engine may take (default 60)")
+    parser.add_argument("--junit", metavar="FILE", help="with --engine/--command: also write the verdicts as JUnit XML")
     parser.set_defaults(run=run)
 
 
@@ -80,8 +91,24 @@ def _options(args) -> tuple:
         return claim_ids, workers, hunt, args.profile or profiles.default_profile()
 
 
+def _engine_options(args, hunt) -> bool:
+    """Whether the run is on another engine (--engine/--command), its options checked (UsageError)."""
+    if not (args.engine or args.command_line):
+        if args.scope is not None or args.timeout is not None or args.junit is not None:
+            raise UsageError("--scope, --timeout and --junit go with --engine or --command")
+        return False
+    with front_door():
+        if hunt is not None or args.split is not None or args.scheduler is not None:
+            raise UsageError("--engine/--command runs one search per claim locally: no --budget, --split or --scheduler")
+        if args.junit is not None:
+            outputs.check_file("--junit", args.junit)
+    return True
+
+
 def run(args) -> int:
     claim_ids, workers, hunt, profile = _options(args)
+    if _engine_options(args, hunt):
+        return engine_records.run_on_engine(args, claim_ids, workers, profile)
     start = time.perf_counter()
     with front_door():
         plan = units.plan(claim_ids, profile, args.seed, args.split)
@@ -132,8 +159,8 @@ def _print_counts(verdicts, run_line: str) -> None:
     print(f"\n{run_line}; {rechecked} near-zero margins "
           f"recomputed at {tolerances.RECHECK_DIGITS} digits; margin = (bound - observed) / size of the bound, "
           f"at the tightest informative instance.")
-    informative = sum(verdict.informative for verdict in verdicts if verdict.verdict in ("holds", "open"))
-    drawn = sum(verdict.instances for verdict in verdicts if verdict.verdict in ("holds", "open"))
+    informative = sum(verdict.informative for verdict in verdicts if verdict.verdict in ("holds", "open", "proved"))
+    drawn = sum(verdict.instances for verdict in verdicts if verdict.verdict in ("holds", "open", "proved"))
     floors = sorted({verdict.floor for verdict in verdicts}) or [0]
     print(f"holds/open verdicts rest on {informative} informative instances of {drawn} drawn (floor: "
           f"{floors[0] if len(floors) == 1 else f'{floors[0]} to {floors[-1]}'} per claim).")

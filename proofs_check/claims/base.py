@@ -1,7 +1,8 @@
 """What a claim is: a checkable statement of the paper with its search space.
 
 A ``Claim`` has a stable id, the statement in one line, the paper's reference, its hypotheses, the
-expected verdict (``holds``, ``false`` or ``open``), a Hypothesis strategy of instances (plain,
+expected verdict (``holds``, ``false``, ``open`` or ``proved``: proved for its whole range by an argument the
+docs give, the search run all the same), a Hypothesis strategy of instances (plain,
 JSON-able dicts, so that a counterexample can be replayed by pasting it) and ``check(instance, impl,
 precision)`` returning an ``Outcome``: the margin (bound minus observed; negative means violated).
 A claim says what makes an instance ``informative`` for it (at least two rounds, a non-zero target, a delta
@@ -12,7 +13,9 @@ A claim expected ``false`` carries ``known_counterexamples``: small instances (s
 kept as regression pins; a run replays them only when its own search finds no violation.
 A claim expected to hold names the planted faults (``proofs_check.faults.FAULTS``) it must turn false in ci
 (``faults``: a side computed independently of the code each breaks); every planted fault is named by some claim,
-and the tests run each pair (tests/meta/test_claims_faults.py). Its proof chain, when it has one, names it in turn
+and the tests run each pair (tests/meta/test_claims_faults.py). A claim that runs an algorithm says which fields of
+its records it reads (``needs``), so that another engine's records are checked only by the claims they can feed
+(``ovk-check verify --engine``). Its proof chain, when it has one, names it in turn
 (``proofs_check.proofs``: a chain imports the claims' helpers, so the link is written on the chain's side).
 """
 from __future__ import annotations
@@ -22,13 +25,19 @@ from typing import Callable
 
 from proofs_check.faults import FAULTS
 
-EXPECTED_VERDICTS = ("holds", "false", "open")
+EXPECTED_VERDICTS = ("holds", "false", "open", "proved")
 #: the first round at which every step of ONORMA has acted on the iterate: a shrink of older terms, a new
 #: coefficient, and (with a window of 2) a truncation; bounds report their margin from this round on apart
 #: (``Outcome.settled``), since a bound that is tight only at t = 1 has not been tested against the shrink
 SETTLED_ROUND = 3
 #: functions an implementation under test may offer (ovk_ref's names)
 IMPLEMENTATION_FUNCTIONS = ("onorma", "monorma", "batch_ridge")
+#: the record fields a claim that runs an algorithm reads unless it says otherwise (``needs``): ONORMA's iterates are
+#: read off its coefficients (every norm and value is recomputed from them), MONORMA's checks read the whole record
+#: (``claims.monorma.run_monorma``); an engine that does not report them cannot be checked by the claim
+#: (``ovk-check verify --engine``: "not applicable")
+NEEDS = {"onorma": ("predictions", "coefficients", "new_coefficients"),
+         "monorma": ("predictions", "weights", "gamma", "coefficients", "new_coefficients", "kernel_evaluations")}
 
 
 @dataclass
@@ -80,8 +89,11 @@ class Claim:
     informative: str = ""                  # what makes an instance informative for this claim (Outcome.informative)
     space: int | None = None               # the number of distinct instances, when the search space is finite
     faults: tuple = ()                     # names of the planted faults (FAULTS) that must turn it false in ci
+    needs: tuple = ()                      # the record fields it reads (default: NEEDS of the algorithm it uses)
 
     def __post_init__(self):
+        if not self.needs:
+            self.needs = tuple(dict.fromkeys(field for name in self.uses for field in NEEDS.get(name, ())))
         if self.expected not in EXPECTED_VERDICTS:
             raise ValueError(f"expected must be one of {EXPECTED_VERDICTS}, got {self.expected!r}")
         unknown = set(self.uses) - set(IMPLEMENTATION_FUNCTIONS)
@@ -107,7 +119,7 @@ CLAIMS: dict[str, Claim] = {}
 
 
 def claim(id, *, statement, reference, hypotheses, expected, instances, informative, uses=(), notes="",
-          known_counterexamples=(), space=None, faults=()):
+          known_counterexamples=(), space=None, faults=(), needs=()):
     """Decorator registering ``check`` as the check of a new claim ``id``."""
     def register(check):
         if id in CLAIMS:
@@ -115,6 +127,6 @@ def claim(id, *, statement, reference, hypotheses, expected, instances, informat
         CLAIMS[id] = Claim(id=id, statement=statement, reference=reference, hypotheses=hypotheses, expected=expected,
                            instances=instances, check=check, uses=tuple(uses), notes=notes,
                            known_counterexamples=tuple(known_counterexamples), informative=informative, space=space,
-                           faults=tuple(faults))
+                           faults=tuple(faults), needs=tuple(needs))
         return check
     return register

@@ -453,11 +453,13 @@ def theorem2_dropped_norm(instance, impl, precision=None):
 
 @claim("thm2.exists_t0", statement="with Theorem 2's schedule, LHS_n <= R_reg(f_n, n) + a2/sqrt(n) + b/n for every n",
        reference="Thm. 2; spec C21, E12, E13", hypotheses="Hyp. 1 and (Hyp. 2 or 3), schedule of spec 5.3 with a drawn t0",
-       expected="open",
+       expected="proved",
        instances=theorem_instances(truncation="schedule"),
        uses=("onorma",), informative=THEOREM_INFORMATIVE,
-       notes="E13: the paper's 'there exists t0' cannot be refuted by finitely many runs; C21 proves it in a certified "
-             "form, whose finite part is the claim thm2.certificate; no drawn t0 has given a violation")
+       notes="E13: the paper's 'there exists t0' cannot be refuted by finitely many runs; it is proved for every rho in "
+             "(0, 1) and eps in (0, 1/2): every t0 >= t0(rho, eps), a closed form (proofs_check.proofs.theorem2_formula, "
+             "docs/theorem2-certificate.md), makes C21's certificate hold for every n; the search also draws smaller t0, "
+             "which the proof does not cover (no drawn t0 has given a violation)")
 def theorem2_exists_t0(instance, impl, precision=None):
     return _theorem_outcome(instance, impl, precision, excess=constants.THEOREM2_EXCESS)
 

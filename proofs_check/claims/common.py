@@ -31,10 +31,13 @@ def kernel(instance):
 
 
 def schedule(instance):
-    """The instance's truncation as ovk_ref takes it: None, an int window or a Theorem2Schedule."""
+    """The instance's truncation as ovk_ref takes it: None, an int window, a Theorem2Schedule or a removal policy (its
+    portable dict, ``ovk_ref.truncation``)."""
     truncation = instance.get("truncation")
     if truncation is None:
         return None
+    if "type" in truncation:
+        return ovk_ref.truncation.from_dict(truncation)
     if "window" in truncation:
         return truncation["window"]
     return ovk_ref.theorem2_schedule(truncation["t0"], truncation["epsilon"])
@@ -76,7 +79,13 @@ ONORMA_FIELDS = ("predictions", "coefficients", "new_coefficients", "rkhs_norm2"
 
 
 def _onorma_fields(record) -> dict:
-    return {name: np.asarray(record[name]) for name in ONORMA_FIELDS}
+    """The fields of ``ONORMA_FIELDS`` the record holds (another engine's may hold fewer: ``Claim.needs``)."""
+    return {name: np.asarray(record[name]) for name in ONORMA_FIELDS if holds_field(record, name)}
+
+
+def holds_field(record, name: str) -> bool:
+    """The record (a dict, or a record object) holds the field ``name``."""
+    return name in record if isinstance(record, dict) else getattr(record, name, None) is not None
 
 
 def _onorma_options(instance, precision) -> dict:

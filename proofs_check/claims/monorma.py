@@ -23,7 +23,8 @@ def run_monorma(impl, instance, precision=None) -> dict:
     record = impl.monorma(X, Y, instance["kernels"], lam=instance["lam"], eta=instance["eta"], r=instance["r"],
                           loss=instance["loss"], precision=precision)
     return {name: np.asarray(record[name], dtype=float) for name in
-            ("predictions", "weights", "gamma", "coefficients", "new_coefficients", "kernel_evaluations")}
+            ("predictions", "weights", "gamma", "coefficients", "new_coefficients", "kernel_evaluations")
+            if common.holds_field(record, name)}
 
 
 def updated_rounds(record, above: float = 0.0) -> list:

@@ -10,7 +10,8 @@ The natural candidates, in the notation of spec 6 (``g^j_t``, ``f_t = sum_j delt
 2. ``monorma.best_combination``: against the best fixed combination ``K_delta``, ``sum_j delta_j^r <= 1`` (false,
    the same streams: a single kernel is such a combination);
 3. ``monorma.beats_best_onorma`` / ``monorma.beats_worst_onorma``: MONORMA's cumulative loss against ONORMA's
-   with its kernels (false, both);
+   with its kernels (false, both); ``monorma.beats_worst_onorma_r1``: the same at r = 1 with distinct kernels (false:
+   three rounds suffice, two cannot);
 4. ``monorma.norm_prop1`` (Prop. 1(ii) with ``kappa_max``; false for ``r > 1``) and ``monorma.norm_prop1_factor``
    (with the factor ``m^((1 - 1/r)_+ / 2)``; holds, proved in docs/monorma-guarantees.md, each step checked);
    ``monorma.norm_prop2_factor`` (Prop. 2(i) for the squared loss with that factor, under
@@ -27,9 +28,11 @@ through ``ovk_ref``; the comparators ``min R_reg`` are the certified ones of
 """
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
+from hypothesis import assume
 from hypothesis import strategies as st
 
 import ovk_ref
@@ -208,6 +211,47 @@ def beats_best_onorma(instance, impl, precision=None):
        known_counterexamples=[TWO_COPIES],
        notes="m copies of K with r != 1: MONORMA is ONORMA with m^(1-1/r) K (spec 6.4), a different step size")
 def beats_worst_onorma(instance, impl, precision=None):
+    return _comparison(instance, impl, max)
+
+
+#: r = 1, two distinct kernels (constant kernels 1 and 4 at one point), 3 rounds: MONORMA's weights move to the larger
+#: kernel between rounds 2 and 3 and amplify its prediction past both ONORMAs' (docs/monorma-guarantees.md, statement 3)
+WEIGHT_SHIFT = {"kernels": [{"type": "constant_separable", "c": 1.0, "B": [[1.0]]},
+                            {"type": "constant_separable", "c": 4.0, "B": [[1.0]]}],
+                "p": 1, "d": 1, "X": [[1.0]] * 3, "Y": [[1.0], [1.0], [0.0]], "lam": 1.0, "eta": 0.25, "r": 1.0, "loss": "squared"}
+
+
+@st.composite
+def _weight_shift_instances(draw):
+    """Two constant kernels ``1`` and ``c`` at one point, ``lam = 1``, squared loss, targets ``(y, y, y', ...)``: the
+    weights (``delta_t`` proportional to ``sqrt(c_j)^t`` at r = 1) shift to the larger kernel while the target drops,
+    so MONORMA overshoots where each ONORMA does not (the first choices are the pinned ``WEIGHT_SHIFT``)."""
+    c, rho = draw(st.sampled_from([4.0, 8.0, 2.0])), draw(st.sampled_from([0.25, 0.5]))
+    y = draw(st.sampled_from([1.0, 2.0, -1.0]))
+    after = draw(st.sampled_from([0.0, -math.copysign(1.0, y)]))
+    n = draw(st.sampled_from([3, 4]))
+    return {**WEIGHT_SHIFT, "kernels": [WEIGHT_SHIFT["kernels"][0], {**WEIGHT_SHIFT["kernels"][1], "c": c}], "X": [[1.0]] * n,
+            "Y": [[y], [y]] + [[after]] * (n - 2), "eta": rho}
+
+
+@st.composite
+def _distinct_r1_instances(draw):
+    """r = 1 and pairwise distinct kernels: the targeted family above or any MONORMA instance (smooth losses)."""
+    instance = draw(st.one_of(_weight_shift_instances(),
+                              strategies.monorma_instances(min_m=2, min_n=2, among=strategies.SMOOTH_LOSSES)))
+    assume(len({json.dumps(kernel, sort_keys=True) for kernel in instance["kernels"]}) == len(instance["kernels"]))
+    return {**instance, "r": 1.0}
+
+
+@claim("monorma.beats_worst_onorma_r1",
+       statement="r = 1, distinct kernels: sum_t l(f_{t-1}(x_t), y_t) of MONORMA <= that of ONORMA with each of its kernels",
+       reference="docs/monorma-guarantees.md, statement 3 at r = 1", hypotheses="r = 1, pairwise distinct kernels, smooth losses",
+       expected="false", instances=_distinct_r1_instances(), uses=("monorma",), informative=COMPARISON_INFORMATIVE,
+       known_counterexamples=[WEIGHT_SHIFT],
+       notes="not the step-size effect of copies (r = 1 keeps sum_j delta_j = 1): at n = 2 MONORMA's prediction is a convex "
+             "combination of the ONORMAs' and cannot lose to both; from n = 3 the weights shift between rounds and amplify "
+             "the prediction (constant kernels 1 and 4: cumulative 357/400 against 0.8389 and 0.8385)")
+def beats_worst_onorma_r1(instance, impl, precision=None):
     return _comparison(instance, impl, max)
 
 

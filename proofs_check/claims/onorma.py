@@ -120,7 +120,7 @@ def scalar_norma(instance, impl, precision=None):
        instances=strategies.onorma_instances("any", truncation=True, min_n=2).filter(
            lambda i: any(common.window(i, t) < t for t in range(1, len(i["X"]) + 1))),
        uses=("onorma",), informative="a round whose window s_t < t (truncation removed a term)",
-       faults=("truncation_keeps_one_more",))
+       faults=("truncation_keeps_one_more",), needs=("coefficients", "support_sizes"))
 def truncation_support(instance, impl, precision=None):
     trajectory = common.trajectory(impl, instance, precision)
     mismatches = []
@@ -244,7 +244,7 @@ def schedule_facts(instance, impl=None, precision=None):
 @claim("complexity.onorma", statement="round t makes t-1 kernel evaluations (truncated: min(t-1, s_{t-1}))",
        reference="spec 5.4, C23, E28", hypotheses="any instance, any truncation", expected="holds",
        instances=strategies.onorma_instances("any", truncation=True, min_n=2), uses=("onorma",),
-       informative="two rounds or more (a round with kernel evaluations)")
+       informative="two rounds or more (a round with kernel evaluations)", needs=("kernel_evaluations",))
 def onorma_evaluations(instance, impl, precision=None):
     record = common.run_onorma(impl, instance, precision=precision)
     counts = record["kernel_evaluations"]

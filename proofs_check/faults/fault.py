@@ -34,7 +34,7 @@ LAYERS = {
     "shrink": "c_t = 1 - eta_t lam (OnlineLearner.shrink_factor)",
     "new coefficient": "alpha_{t,t} = -eta_t u_t (OnlineLearner.new_coefficient)",
     "evaluation": "f(x) = sum_i K(x, x_i) alpha_i (ONORMA, ovk_ref.rkhs.evaluate)",
-    "truncation": "the window s_t and Theorem 2's schedule (ovk_ref.truncation)",
+    "truncation": "the window s_t, Theorem 2's schedule and the removal policies (ovk_ref.truncation, ONORMA._remove)",
     "norm recursion": "ONORMA's tracked ||f_t||^2: the update of spec 6.2 and the downdate of 6.5 (ONORMA.norm_update, "
                       "ONORMA.norm_downdate)",
     "MONORMA weights": "the gamma recursion, the delta update, the all-zero round, the prediction (MONORMA)",

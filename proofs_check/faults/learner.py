@@ -102,17 +102,27 @@ def _norm_shrink_not_squared(original):
 
 
 def _downdate_cross_term_sign(original):
-    def norm_downdate(self, norm2, centres, alphas):
-        value_at_centre, _ = self._evaluate(centres[0], centres, alphas)
-        return norm2 + 2 * np.dot(value_at_centre, alphas[0]) + np.dot(self.kernel(centres[0], centres[0]) @ alphas[0], alphas[0])
+    def norm_downdate(self, norm2, centres, alphas, j=0):
+        value_at_centre, _ = self._evaluate(centres[j], centres, alphas)
+        return norm2 + 2 * np.dot(value_at_centre, alphas[j]) + np.dot(self.kernel(centres[j], centres[j]) @ alphas[j], alphas[j])
     return norm_downdate
 
 
 def _downdate_term_alone(original):
-    def norm_downdate(self, norm2, centres, alphas):
-        alpha = alphas[0]
-        return norm2 - np.dot(self.kernel(centres[0], centres[0]) @ alpha, alpha)
+    def norm_downdate(self, norm2, centres, alphas, j=0):
+        alpha = alphas[j]
+        return norm2 - np.dot(self.kernel(centres[j], centres[j]) @ alpha, alpha)
     return norm_downdate
+
+
+def _removal_keeps_unshrunk(original):
+    def remove(self, t, norm2, centres, alphas, indices):
+        norm2 = original(self, t, norm2, centres, alphas, indices)
+        c_t = self.shrink_factor(self.step_size(t))
+        for k in range(len(alphas) - 1):      # the kept older terms taken back from f_{t-1}, before round t's shrink
+            alphas[k] = alphas[k] / c_t
+        return norm2
+    return remove
 
 
 def _delta_exponents_misparsed(original):
@@ -206,6 +216,9 @@ LEARNER_FAULTS = [
     Fault("onorma_downdate_term_alone", "norm recursion",
           "||h||^2 - <K(x_i, x_i) a_i, a_i> for a dropped term: its own norm taken off, its cross terms with the rest kept",
           (Patch(ONORMA, "norm_downdate", _downdate_term_alone),)),
+    Fault("removal_keeps_unshrunk", "truncation",
+          "a removal policy's budget rebuilds the kept terms from f_{t-1}'s coefficients: the kept older ones miss round "
+          "t's shrink c_t whenever a term is removed", (Patch(ONORMA, "_remove", _removal_keeps_unshrunk),)),
     Fault("delta_exponents_misparsed", "MONORMA weights",
           "the box's 1/r+1 and r/r+1 read as (1/r)+1 and (r/r)+1 = 2 (spec 6.3, E20)",
           (Patch(MONORMA, "weight_update", _delta_exponents_misparsed),)),

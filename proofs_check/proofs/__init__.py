@@ -51,9 +51,9 @@ def explain(claim_id: str, instance, impl):
 
 
 def proved_text(claim_id: str) -> str:
-    """Where a claim the search leaves open is proved: Theorem 2 (``thm2.exists_t0``) for the (rho, epsilon) of the
-    stored certificate table (``ovk-check certify-theorem2``); ``""`` elsewhere."""
+    """How a claim expected ``proved`` is proved: Theorem 2 (``thm2.exists_t0``) for every (rho, epsilon) by the
+    closed-form t0 of ``theorem2_formula``; ``""`` elsewhere."""
     if claim_id != "thm2.exists_t0":
         return ""
-    from proofs_check.proofs import theorem2_certificate
-    return theorem2_certificate.proved_text()
+    from proofs_check.proofs import theorem2_formula
+    return theorem2_formula.proved_text()

@@ -10,7 +10,8 @@ claim's margin (negative: the step fails there).
 If every step holds, the conclusion follows (that is what the proof says); so when the conclusion fails, some step
 fails, and ``first_failing`` names the first one in the proof's order: the earliest round, and within a round the
 first step of the chain (an induction goes wrong at the first round where one of its steps does). For a claim that
-holds, ``tightest`` names the step with the smallest margin. A step with a sympy proof
+holds, ``tightest`` names the step with the smallest margin (the first in the chain's order among
+those equal as a report prints them, ``proofs_check.margins``). A step with a sympy proof
 (``symbolic``: a name of ``proofs_check.proofs.symbolic.PROOFS``) is proved for all values of its symbols in their
 stated ranges; on instances it is still evaluated, as a check that the instance's numbers are the proof's.
 """
@@ -20,7 +21,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from proofs_check import tolerances
+from proofs_check import margins, tolerances
 
 #: a step's relative margin within this of 0 is a tie (the step holds with equality up to round-off): the steps
 #: are float64 computations of the claim's own quantities, whose round-off stays far below it (the same reason as
@@ -171,5 +172,14 @@ def check(chain: Chain, instance, impl) -> ChainResult:
         result.first_failing, result.first_failing_round, result.first_failing_margin = chain.steps[index].name, round_, margin
     used = [entry for entry in result.steps if entry.margin is not None]
     if used:
-        result.tightest = min(used, key=lambda entry: entry.margin).name
+        result.tightest = tightest(used)
     return result
+
+
+def tightest(entries) -> str:
+    """The name of the tightest of ``entries`` (in chain order): the first of those whose margin, as a report tells
+    it (``margins.resolved``: 0 for a tie, else 3 significant digits), is the smallest. The digits beyond are
+    round-off, which differs from one CPU's BLAS kernels and SIMD paths to another's; the chain's order breaks the tie
+    so that every machine names the same step."""
+    smallest = min(margins.resolved(entry.margin) for entry in entries)
+    return next(entry.name for entry in entries if margins.resolved(entry.margin) == smallest)

@@ -80,17 +80,54 @@ def _fails(kind: str, value) -> bool:
     return bool(value.is_negative) if kind == "nonnegative" else bool(value.is_nonpositive)
 
 
-def refute(proof: SymbolicProof):
-    """An exact point of the domain where the relation of ``proof`` is false (a dict symbol -> value), or None."""
+#: how near a boundary ``refute``'s second pass goes: ``low + 1/10^k``, ``high - 1/10^k`` (exact rationals), and
+#: ``10^k`` for a range without an upper end
+NEAR = (3, 6)
+
+
+def refute(proof: SymbolicProof, boundaries: bool = True):
+    """An exact point of the domain where the relation of ``proof`` is false (a dict symbol -> value), or None. First the
+    grid of ``SAMPLES`` (and the domain's own values); then (``boundaries``) each symbol at its ends and near them
+    (``boundary_values``) with the others on the grid's first two values, and every corner of the near-boundary
+    values."""
     relation, kind, domain, _ = proof.parts()
     symbols = sorted(domain, key=str)
-    choices = [[value for value in SAMPLES + tuple(domain[symbol][2])
-                if _inside(value, domain[symbol]) and (not symbol.is_integer or sp.Integer(value) == value)] for symbol in symbols]
-    for point in itertools.product(*choices):
+    grid = [_admissible(symbol, domain[symbol], SAMPLES + tuple(domain[symbol][2])) for symbol in symbols]
+    edges = [[value for value in _admissible(symbol, domain[symbol], boundary_values(domain[symbol]))
+              if not (symbol.is_positive and value <= 0)] for symbol in symbols]
+    points = itertools.product(*grid)
+    if boundaries:
+        points = itertools.chain(points, _boundary_points(grid, edges), itertools.product(*edges))
+    for point in points:
         substitution = dict(zip(symbols, point))
         if _fails(kind, relation.subs(substitution).doit()):
             return substitution
     return None
+
+
+def boundary_values(bounds) -> tuple:
+    """The ends of a range and exact rationals near them (``NEAR``): a failure confined near a boundary is found."""
+    low, high, _ = bounds
+    values = []
+    if low is not None:
+        values += [sp.sympify(low)] + [low + sp.Rational(1, 10**k) for k in NEAR]
+    if high is not None:
+        values += [sp.sympify(high)] + [high - sp.Rational(1, 10**k) for k in NEAR]
+    else:
+        values += [sp.Integer(10**k) for k in NEAR]
+    return tuple(values)
+
+
+def _admissible(symbol, bounds, values) -> list:
+    """The values inside the range (a boundary of 0 only where a domain lists it), integers for an integer symbol."""
+    return [value for value in dict.fromkeys(values) if _inside(value, bounds) and (not symbol.is_integer or sp.Integer(value) == value)]
+
+
+def _boundary_points(grid, edges):
+    """Each symbol at each of its boundary values, the others at their grid's first two values."""
+    for index, values in enumerate(edges):
+        others = [column[:2] for column in grid]
+        yield from itertools.product(*others[:index], values, *others[index + 1:])
 
 
 def _inside(value, bounds) -> bool:
@@ -487,3 +524,173 @@ WRONG_VARIANTS = {proof.name: proof for proof in [
 def _wrong_eta_star(star):
     relation = sp.diff(_EXCESS, eta).subs(eta, star)
     return relation, "zero", _domain(lam=(0, None), U=(0, None), s=(1, None)), [("zero", relation)]
+
+
+# --- Theorem 2 for every (rho, eps): the lemmas of the closed-form t0 (docs/theorem2-certificate.md, "The formula") ---
+
+omega, tau, T1, k_, Z_, K_ = sp.symbols("omega tau T1 k Z K", positive=True)
+B_real = sp.Symbol("B", real=True)
+_SYMBOLS.update({str(symbol): symbol for symbol in (omega, tau, T1, k_, Z_, K_, B_real)})
+
+
+def _monotone_from(f, variable, point, right, left=None):
+    """``f >= 0`` on the range of ``variable`` because ``f(point) = 0``, ``f' >= 0`` right of ``point`` (``variable =
+    right(v)``, ``v > 0``) and ``f' <= 0`` left of it (``variable = left(v)``): obligations decided by sympy after the
+    substitution (a transcendental inequality proved by the sign of its derivative)."""
+    derivative = sp.diff(f, variable)
+    obligations = [("zero", f.subs(variable, point)), ("nonnegative", sp.simplify(derivative.subs(variable, right(v))))]
+    if left is not None:
+        obligations.append(("nonnegative", sp.simplify(-derivative.subs(variable, left(v)))))
+    return obligations
+
+
+def _exponential_below(factor):
+    """Lemma P: ``1 - x <= exp(-factor x)`` for ``x >= 0`` (factor 1: true; ``exp(-x) - 1 + x`` is 0 at 0 and its
+    derivative ``1 - exp(-x)`` is ``v/(1+v) >= 0`` at ``x = ln(1+v)``)."""
+    def build():
+        f = sp.exp(-factor * x) - (1 - x)
+        return f, "nonnegative", _domain(x=(0, None)), _monotone_from(f, x, 0, lambda u: sp.log(1 + u))
+    return build
+
+
+def _allowance(numerator):
+    """Lemma A: ``numerator rho / sqrt(t) <= 8 rho (sqrt(t) - sqrt(t-1))`` for ``t >= 1`` (numerator 4): with ``a = sqrt(t-1)``,
+    ``p = sqrt(a^2 + 1)``: ``8 (p - a) = 8/(p + a)`` and ``8/(p + a) - 4/p = 4/(p (p + a)^2) > 0``; ``t = 1``: ``8 - 4 >= 0``."""
+    def build():
+        relation = 8 * rho * (sp.sqrt(t) - sp.sqrt(t - 1)) - numerator * rho / sp.sqrt(t)
+        p = sp.sqrt(a**2 + 1)
+        rest = 4 / (p * (p + a) ** 2) - (numerator - 4) / p      # 8/(p+a) - numerator/p, with p - a = 1/(p+a)
+        return relation, "nonnegative", _domain(t=(1, None, [2, 3]), rho=(0, 1)), [
+            ("zero", 8 * (p - a) - 8 / (p + a)), ("zero", 8 / (p + a) - numerator / p - rest),
+            ("nonnegative", rest), ("nonnegative", sp.Integer(8 - numerator))]
+    return build
+
+
+def _regime_early(power):
+    """Lemma E: with ``t0 = K w^2/rho^2``, ``ln(sqrt((K-1) t0) exp(-rho sqrt(t0/K)) / (4 rho)) = ln w - w +
+    ln(sqrt(K(K-1))/(4 rho^power))`` (power 2): the condition of the early drops is ``w - ln w >= ln(sqrt(K(K-1))/(4 rho^2))``."""
+    def build():
+        t0 = K_ * s**2 / rho**2
+        left = sp.log(sp.sqrt((K_ - 1) * t0)) - rho * sp.sqrt(t0 / K_) - sp.log(4 * rho)
+        right = sp.log(s) - s + sp.log(sp.sqrt(K_ * (K_ - 1)) / (4 * rho**power))
+        relation = (left - right).subs(K_, 1 + v)
+        return relation, "zero", _domain(s=(0, None), rho=(0, 1), v=(0, None)), [
+            ("zero", sp.expand_log(sp.expand(relation), force=True))]
+    return build
+
+
+def _tangent_root(divided):
+    """Lemma R: for ``z1 = A + v > A``, ``F = (B + A ln z1 - A)/(1 - A/z1)`` and ``Z = max(A, F) + s`` (``s >= 0``; so
+    ``Z = F + u`` with ``u >= s >= 0``): ``Z - A ln Z >= B``. ``ln y <= y - 1`` (``f = y - 1 - ln y`` is 0 at 1, increasing
+    right of 1, decreasing left of it) at ``y = Z/z1`` gives ``Z - A ln Z >= Z (1 - A/z1) - A ln z1 + A = B + u v/(A + v)
+    >= B``."""
+    def build():
+        z1 = a + v        # a plays A
+        F = (B_real + a * sp.log(z1) - a) / ((1 - a / z1) if divided else 1)
+        Z = sp.Max(a, F) + s
+        relation = Z - a * sp.log(Z) - B_real
+        y, u = sp.Symbol("y", positive=True), sp.Symbol("u", positive=True)
+        obligations = _monotone_from(y - 1 - sp.log(y), y, 1, lambda w_: 1 + w_, lambda w_: 1 / (1 + w_))
+        obligations += [("zero", (F + u) * (1 - a / z1) - a * sp.log(z1) + a - B_real - u * v / (a + v)),
+                        ("nonnegative", u * v / (a + v))]
+        return relation.subs(s, sp.Rational(1, 3)), "nonnegative", _domain(a=(0, None, [3]), v=(0, None), B=(None, None, [-1, 5])), obligations
+    return build
+
+
+def _half_window(numerator):
+    """Lemma W: ``t/K + t^beta <= t/2`` once ``Y = t^(1 - beta) >= 2K/(K - 2)`` (numerator 2), i.e. ``t >= W``:
+    ``t/2 - t/K - t/Y = t ((K - 2)/(2K) - 1/Y)``, and with ``K = 2 + k``, ``Y = numerator K/(K - 2) + v`` the bracket is
+    ``v k^2/(2 (2+k) (...))``-like: a positive fraction."""
+    def build():
+        K = 2 + k_
+        Y = numerator * K / k_ + v
+        relation = t / 2 - t / K - t / Y
+        return relation, "nonnegative", _domain(k=(0, None, [2, 14]), v=(0, None), t=(1, None)), [
+            ("nonnegative", sp.factor(sp.together(relation)))]
+    return build
+
+
+def _late_identity(decay):
+    """Lemma L: ``D(t) = omega ln t + k - rho c' t^eps`` at ``t = T1 e^(-tau)``: ``D(T1) - omega tau + Z (1 - e^(-eps tau))``,
+    ``Z = rho c' T1^eps`` (``c'`` is ``P`` here)."""
+    def build():
+        def D(point):
+            return omega * sp.log(point) + k_ - rho * P * point**eps
+        Z = rho * P * T1**eps
+        relation = D(T1 * sp.exp(-tau)) - (D(T1) - omega * tau + Z * (1 - sp.exp(-decay * tau)))
+        expanded = sp.powsimp(sp.expand_power_base(sp.expand_log(relation, force=True), force=True), force=True)
+        sample = {omega: HALF, k_: sp.Rational(1, 3), rho: sp.Rational(1, 3), P: sp.Rational(2, 3)}   # the relation's check
+        return relation.subs(sample), "zero", _domain(tau=(0, None), T1=(1, None), epsilon=(0, HALF)), [("zero", sp.simplify(expanded))]
+    return build
+
+
+def _T1_value(with_c_prime):
+    """Lemma L: at ``T1 = (Z/(rho c'))^(1/eps)``, ``D(T1) = omega ln T1 + ln(g/(4 rho)) - Z = A ln Z + B - Z`` with
+    ``A = omega/eps``, ``B = A ln(1/(rho c')) + ln(g/(4 rho))``: ``D(T1) <= 0`` is lemma R's ``Z - A ln Z >= B``."""
+    def build():
+        T = (Z_ / (rho * (P if with_c_prime else 1))) ** (1 / eps)
+        A = omega / eps
+        B = A * sp.log(1 / (rho * P)) + sp.log(x / (4 * rho))
+        relation = omega * sp.log(T) + sp.log(x / (4 * rho)) - Z_ - (A * sp.log(Z_) + B - Z_)
+        sample = {x: sp.sqrt(2), P: sp.Rational(2, 3), omega: HALF}                  # the relation's check at gamma = sqrt2
+        return relation.subs(sample), "zero", _domain(Z=(0, None), rho=(0, 1), epsilon=(0, HALF)), [
+            ("zero", sp.simplify(sp.expand_log(relation, force=True)))]
+    return build
+
+
+def _peak(bound):
+    """``tau e^(-tau/2) <= 2/e`` for ``tau >= 0`` (bound 2/e): ``f = 2/e - tau e^(-tau/2)`` is 0 at 2, its derivative
+    ``e^(-tau/2)(tau/2 - 1)`` is ``>= 0`` right of 2 and ``<= 0`` left of it (``tau = 2/(1+v)``)."""
+    def build():
+        f = bound - tau * sp.exp(-tau / 2)
+        return f, "nonnegative", _domain(tau=(0, None, [2])), _monotone_from(f, tau, 2, lambda u: 2 + u, lambda u: 2 / (1 + u))
+    return build
+
+
+THEOREM2_FORMULA_PROOFS = [
+    SymbolicProof("t2_exponential_below", "1 - x <= exp(-x) for x >= 0 (lemma P: P_{i,t} <= exp(-rho s_t/sqrt t); lemma L: "
+                  "1 - e^(-eps tau) <= eps tau)", "0 at x = 0, derivative v/(1+v) >= 0 at x = ln(1+v)", _exponential_below(1)),
+    SymbolicProof("t2_allowance", "4 rho/sqrt(t) <= 8 rho (sqrt(t) - sqrt(t-1)) for t >= 1 (lemma A: terms below it sum to at "
+                  "most 8 rho sqrt(n))", "a = sqrt(t-1), p = sqrt(a^2+1): the difference is 4 rho/(p (p+a)^2)", _allowance(4)),
+    SymbolicProof("t2_early", "t0 = K w^2/rho^2: ln(sqrt((K-1) t0) e^(-rho sqrt(t0/K))/(4 rho)) = ln w - w + ln(sqrt(K(K-1))/(4 rho^2)) "
+                  "(lemma E)", "logarithms expanded: simplifies to 0", _regime_early(2)),
+    SymbolicProof("t2_tangent_root", "Z >= (B + A ln z1 - A)/(1 - A/z1), z1 > A: Z - A ln Z >= B (lemma R)",
+                  "ln y <= y - 1 (derivative signs about y = 1) at y = Z/z1; the rest is s v/(A + v) >= 0", _tangent_root(True)),
+    SymbolicProof("t2_half_window", "t/K + t^beta <= t/2 when t^(1-beta) >= 2K/(K-2) (lemma W: s_t <= t/2 past max(K t0, W))",
+                  "K = 2 + k, t^(1-beta) = 2K/k + v: a positive fraction", _half_window(2)),
+    SymbolicProof("t2_late_identity", "D(T1 e^(-tau)) = D(T1) - omega tau + Z (1 - e^(-eps tau)), D(t) = omega ln t + k - rho c' t^eps, "
+                  "Z = rho c' T1^eps (lemma L)", "logarithms and powers expanded: simplifies to 0", _late_identity(eps)),
+    SymbolicProof("t2_T1", "T1 = (Z/(rho c'))^(1/eps): D(T1) = A ln Z + B - Z, A = omega/eps, B = A ln(1/(rho c')) + ln(gamma/(4 rho)) "
+                  "(lemma L)", "logarithms expanded: simplifies to 0", _T1_value(True)),
+    SymbolicProof("t2_peak", "tau e^(-tau/2) <= 2/e for tau >= 0 (lemma L)", "0 at tau = 2, derivative signs about 2",
+                  _peak(2 * sp.exp(-1))),
+]
+
+THEOREM2_FORMULA_WRONG = [
+    SymbolicProof("t2_exponential_below", "1 - x <= exp(-2x) (the exponent doubled)", "derivative", _exponential_below(2)),
+    SymbolicProof("t2_allowance", "8 rho/sqrt(t) <= 8 rho (sqrt(t) - sqrt(t-1)) (the 1/2 of 1/(2 sqrt t) lost)", "radicals",
+                  _allowance(8)),
+    SymbolicProof("t2_early", "ln(sqrt(K(K-1))/(4 rho)) (rho^1 where t0 = K w^2/rho^2 gives rho^2)", "logarithms", _regime_early(1)),
+    SymbolicProof("t2_tangent_root", "Z >= B + A ln z1 - A (the division by 1 - A/z1 forgotten)", "tangent", _tangent_root(False)),
+    SymbolicProof("t2_half_window", "t^(1-beta) >= K/(K-2) (the 2 of 2K/(K-2) lost)", "fraction", _half_window(1)),
+    SymbolicProof("t2_late_identity", "Z (1 - e^(-tau)) (the eps of the exponent lost)", "expanded", _late_identity(1)),
+    SymbolicProof("t2_T1", "T1 = (Z/rho)^(1/eps) (c' forgotten)", "expanded", _T1_value(False)),
+    SymbolicProof("t2_peak", "tau e^(-tau/2) <= 1/e", "derivative", _peak(sp.exp(-1))),
+]
+
+PROOFS.update({proof.name: proof for proof in THEOREM2_FORMULA_PROOFS})
+WRONG_VARIANTS.update({proof.name: proof for proof in THEOREM2_FORMULA_WRONG})
+
+
+#: wrong variants whose failure lies only near a boundary of their domain, which the grid of SAMPLES misses and
+#: ``refute``'s boundary pass must find (tests/proofs/test_symbolic.py)
+BOUNDARY_VARIANTS = {proof.name: proof for proof in [
+    SymbolicProof("post_update_step_size", "eta (kappa^2 + lam) < 149/100 (a margin taken off 3/2): false only near eta lam -> 1 "
+                  "and lam -> 2 kappa^2", "eta lam = 1/(1 + v), lam = 2 kappa^2 + s",
+                  _bound((kappa**2 + 2 * kappa**2 + s) / ((1 + v) * (2 * kappa**2 + s)), sp.Rational(149, 100), strict=True,
+                         kappa=(0, None), s=(0, None), v=(0, None))),
+    SymbolicProof("prop2_iv_hence", "C_y / sqrt(lam) <= 2 C_y / lam for 0 < lam <= 401/100: false only for lam in (4, 4.01]",
+                  "lam = x^2", _bound(C_y / x, 2 * C_y / x**2, C_y=(0, None), x=(0, sp.sqrt(sp.Rational(401, 100))))),
+    SymbolicProof("t2_exponential_below", "1 - x <= exp(-(101/100) x) (the exponent 1 % too large): false only for x < 0.02",
+                  "derivative", _exponential_below(sp.Rational(101, 100))),
+]}

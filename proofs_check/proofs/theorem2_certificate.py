@@ -252,12 +252,3 @@ GRID_EPSILON = ("0.1", "0.25", "0.4")
 def stored_table() -> list:
     return json.loads(TABLE.read_text())["rows"] if TABLE.exists() else []
 
-
-def proved_text() -> str:
-    """What the stored table proves, for the report of ``thm2.exists_t0``."""
-    rows = [row for row in stored_table() if row["t0"] is not None]
-    if not rows:
-        return ""
-    t0s = sorted(row["t0"] for row in rows)
-    return f"{len(rows)} (rho, eps) with t0 = {t0s[0]} ... {t0s[-1]:.2g} (docs/theorem2-certificate.md)"
-

@@ -23,6 +23,7 @@ import ovk_ref
 from proofs_check import comparators, constants, tolerances
 from proofs_check.claims import common
 from proofs_check.claims.bounds import removed_norms
+from proofs_check.proofs import theorem2_formula
 from proofs_check.proofs.chain import TIE, Chain, Comparison, Step, identity, inequality
 from proofs_check.proofs.onorma_run import onorma_run
 
@@ -171,6 +172,10 @@ def _comparisons(instance, impl, *, excess, truncated: bool, certificate: bool =
             rho = eta * lam
             S = _schedule_sum(rho, common.schedule(instance), n)
             a2 = float(constants.value(constants.A2, U=U, lam=lam, eta=eta))
+            if n == run.n:    # the lemmas of the closed-form t0 (docs/theorem2-certificate.md, The formula)
+                truncation = instance["truncation"]
+                comparisons += theorem2_formula.lemma_comparisons(rho, float(truncation["epsilon"]), int(truncation["t0"]),
+                                                                  common.schedule(instance), n)
             comparisons += [inequality("certificate", S, 8 * rho * root, n),
                             inequality("truncation_term", extra, 2 * lam * U**2 / n * S, n, scale=max(extra, 1e-300)),
                             identity("theorem2_constants", a / root + 2 * lam * U**2 / n * 8 * rho * root, a2 / root, a2 / root, n)]
@@ -392,7 +397,26 @@ CHAINS = [
           _TRUNCATED_STEPS + (Step("dropped_norm", "||Delta_t|| <= kappa ||alpha_{i_t,t}|| <= lam U eta_{i_t} P_{i_t,t}",
                                    "one term dropped per round (spec 5.3), Prop. 1(i)/2(iii), kappa G <= lam U"),) + SUMS
           + (TRUNCATION_SUM, CONSTANTS,
-             Step("certificate", "S_n <= 8 rho sqrt(n)", "the schedule's certificate (docs/theorem2-certificate.md)"),
+             Step("product_bound", "P_{i_t,t} <= exp(-rho s_t/sqrt(t))", "1 - x <= e^-x and k^(-1/2) >= t^(-1/2) for k <= t (lemma P)",
+                  symbolic="t2_exponential_below"),
+             Step("early_drops", "S_n <= 2 sqrt(n c_n) exp(-rho t0/sqrt(n)); <= 8 rho sqrt(n) up to K t0 once w - ln w >= "
+                  "ln(sqrt(K(K-1))/(4 rho^2)), w = rho sqrt(t0/K)", "s_t >= t0, the i_t are distinct in 1..c_n, "
+                  "sum_{i<=c} i^(-1/2) <= 2 sqrt(c) (lemma E)", symbolic="t2_early"),
+             Step("late_term", "sqrt(t/i_t) P_{i_t,t} <= sqrt(t/i_t) exp(-rho (t0 - 1 + (t - t0)^beta)/sqrt(t))",
+                  "s_t = t0 + floor((t - t0)^beta) (spec 5.3), lemma P", symbolic="t2_late_identity"),
+             Step("half_window", "s_t <= t/2 for t >= max(K t0, W), W = (2K/(K-2))^(2/(1-2 eps))", "t/K + t^beta <= t/2 (lemma W)",
+                  symbolic="t2_half_window"),
+             Step("allowance", "4 rho/sqrt(t) <= 8 rho (sqrt(t) - sqrt(t-1)): drops past K t0 whose terms are below it keep "
+                  "S_n <= 8 rho sqrt(n)", "lemma A", symbolic="t2_allowance"),
+             Step("tangent_root", "Z - A ln Z >= B for Z = max(A, (B + A ln z1 - A)/(1 - A/z1)) (the roots of the formula)",
+                  "ln y <= y - 1 at y = Z/z1 (lemma R)", symbolic="t2_tangent_root"),
+             Step("T1", "D(T1) <= 0: the late terms need nothing of t0 past T1 = (Z/(rho c'))^(1/eps)", "lemma R (lemma L)",
+                  symbolic="t2_T1"),
+             Step("late_bound", "sqrt(t) D(t) <= (2/e) sqrt(T1) (eps Z - omega) for t <= T1: t0 >= 1 + (2/(e rho)) sqrt(T1) "
+                  "(eps Z - omega) suffices", "D(T1 e^-tau) <= tau (eps Z - omega), tau e^(-tau/2) <= 2/e (lemma L)",
+                  symbolic="t2_peak"),
+             Step("certificate", "S_n <= 8 rho sqrt(n)", "every t0 >= t0(rho, eps), the closed form of the lemmas above, or the "
+                  "certifier (docs/theorem2-certificate.md)"),
              Step("truncation_term", "(2U/n) sum_t ||Delta_t||/eta_t <= (2 lam U^2/n) S_n", "dropped_norm, eta_i/eta_t = sqrt(t/i)"),
              Step("theorem2_constants", "a/sqrt(n) + (2 lam U^2/n) 8 rho sqrt(n) = a2/sqrt(n)", "a2 - a = 16 lam^2 U^2 eta",
                   symbolic="theorem2_constants"),

@@ -60,6 +60,12 @@ def test_an_identitys_round_off_is_flat_to_the_search_but_a_bounds_margin_keeps_
     assert steering(0.00123) == 0.0012 and steering(-4123.4) == -4100.0 and steering(0.3777) == 0.38
 
 
+def test_a_tie_steers_as_0_whatever_its_round_off():
+    """A tie's digits differ between CPUs (BLAS kernels): steering on them drew other instances on another CPU."""
+    assert steering(-3.57e-16) == steering(-3.93e-16) == steering(2e-10) == 0.0
+    assert steering(-2e-9) == -2e-9 and steering(math.nan) != steering(math.nan)
+
+
 def test_thorough_searches_by_generation_and_the_short_profiles_steer():
     """``profiles.STEERED``: Hypothesis' interleaved target passes (budgets >= 1000) overran the choice sequence by the
     ten thousand in thorough; ci and dev keep their single pass towards small margins."""
@@ -94,3 +100,11 @@ def test_a_counterexample_is_printed_with_its_own_margin_and_the_tightest_instan
     # was once the first one's, beside the second instance
     assert tightest["margin"] == verdict.worst_margin < verdict.counterexample_margin
     assert evaluate(CLAIMS["prop2.iv"], tightest["instance"])[1].relative_margin == tightest["margin"]
+
+
+def test_an_instance_tighter_only_by_round_off_does_not_replace_the_tightest_one():
+    """The tightest instance of a run is the first found among margins equal up to round-off (whose last bits depend
+    on the CPU), so every machine reports the same instance and proof chain; NaN and a real gain replace it."""
+    from proofs_check.runner import tighter
+    assert tighter(0.5, math.inf) and tighter(-1e-6, 0.0) and tighter(math.nan, -1.0)
+    assert not tighter(-3.93e-16, -3.57e-16) and not tighter(0.0, -3.57e-16) and not tighter(0.2, 0.1)

@@ -92,6 +92,40 @@ def test_two_copies_lose_to_onorma(claim_id):
     assert math.isclose(outcome.quantities["onorma"], 5 / 8, rel_tol=tolerances.IDENTITY_RTOL)
 
 
+#: r = 1, constant kernels 1 and 4 at x = 1, lam = 1, eta = 1/4, y = (1, 1, 0), squared loss (written out, not imported)
+WEIGHT_SHIFT = {"kernels": [{"type": "constant_separable", "c": 1.0, "B": [[1.0]]}, {"type": "constant_separable", "c": 4.0, "B": [[1.0]]}],
+                "p": 1, "d": 1, "X": [[1.0]] * 3, "Y": [[1.0], [1.0], [0.0]], "lam": 1.0, "eta": 0.25, "r": 1.0, "loss": "squared"}
+
+
+def test_with_r_1_and_distinct_kernels_monorma_loses_to_each_onorma():
+    """By hand (squared loss, eta_t = 1/(4 sqrt t), c_2 = 1 - 1/(4 sqrt2)): round 1 predicts 0 (loss 1/2), alpha_1 = 1/4.
+    MONORMA at r = 1: delta_t proportional to delta_{t-1} sqrt(gamma^j_t) = delta_{t-1} sqrt(k_j) |A_t| at one point
+    (A_t = sum_i alpha_{i,t}), so delta_1 = (1, 2)/3, K_delta = 3, p_2 = 3/4 (loss 1/32), u_2 = -1/4, A_2 = c_2/4 + 1/(16 sqrt2)
+    = 1/4, delta_2 = (1, 4)/5, K_delta = 17/5, p_3 = 17/20 (loss 289/800): total 357/400. ONORMA with 4: p_2 = 1, p_3 = c_2,
+    total 1/2 + c_2^2/2; with 1: p_2 = 1/4, p_3 = 1/4 + 1/(8 sqrt2), total 1/2 + 9/32 + p_3^2/2. Both below 357/400."""
+    c2 = 1 - 1 / (4 * math.sqrt(2))
+    with_four, with_one = 0.5 + c2**2 / 2, 0.5 + 9 / 32 + (0.25 + 1 / (8 * math.sqrt(2))) ** 2 / 2
+    violated, outcome, _ = evaluate(CLAIMS["monorma.beats_worst_onorma_r1"], WEIGHT_SHIFT)
+    assert violated and with_one < with_four < 357 / 400
+    assert math.isclose(outcome.quantities["monorma"], 357 / 400, rel_tol=tolerances.IDENTITY_RTOL)
+    assert math.isclose(outcome.quantities["onorma"], with_four, rel_tol=tolerances.IDENTITY_RTOL)
+
+
+def test_the_r_1_finding_is_the_live_search_s_shrunk_counterexample():
+    """Found live in ci (not replayed) and shrunk to the pinned 3-round stream; at n = 2 no stream loses (MONORMA's p_2
+    is a convex combination of the ONORMAs' p_2, the loss convex): the search's 2-round draws never violate."""
+    verdict = run_claim("monorma.beats_worst_onorma_r1", "ci")
+    assert verdict.verdict == "false" and not verdict.known and verdict.counterexample == WEIGHT_SHIFT
+
+
+@settings(max_examples=40, deadline=None)
+@given(strategies.monorma_instances(min_m=2, max_n=2, min_n=2, among=strategies.SMOOTH_LOSSES))
+def test_two_rounds_never_lose_to_every_onorma(instance):
+    """The convexity argument at n = 2 (docs/monorma-guarantees.md, statement 3 at r = 1), a property for any kernels."""
+    violated, _, _ = evaluate(CLAIMS["monorma.beats_worst_onorma_r1"], {**instance, "r": 1.0})
+    assert not violated
+
+
 NORM_COPIES = {"kernels": [{"type": "gaussian_separable", "mu": 1.0, "B": [[1.0]]}] * 2, "p": 1, "d": 1, "X": [[1.0]],
                "Y": [[1.0]], "lam": 1.0, "eta": 0.75, "r": 10.0, "loss": "norm", "kappa2": [1.0, 1.0], "C": 1.0}
 

@@ -183,3 +183,14 @@ def test_an_engine_hanging_on_one_algorithm_is_reported_with_a_json_report_withi
                for message in messages)
     others = {case["case"]: case["message"] for case in report["cases"] if case["algorithm"] != "monorma"}
     assert all(message == "" for message in others.values()), others
+
+
+def test_a_wrong_answer_then_two_time_outs_of_the_same_algorithm_is_a_report_not_a_crash(adversaries, tmp_path):
+    """The case answered wrongly keeps its failure, the hanging ones time out, the rest are not sent: exit 1 with a
+    whole report (the rerun of the wrong case, blocked by the time-outs, crashed the oracle: exit 70)."""
+    code, report = _conform(tmp_path, "wrong_then_hangs", "--algorithms", "monorma", "--timeout", "3", "--seed", "1",
+                            "--fuzz", "0", "--workers", "1", "--reruns", "all")
+    failures = _failures(report)
+    assert code == 1 and "monorma:m3-paper-r0.5" in failures and not failures["monorma:m3-paper-r0.5"].startswith(
+        ("timed out", "not run"))
+    assert sum(message.startswith("timed out after") for message in failures.values()) in (2, 3)

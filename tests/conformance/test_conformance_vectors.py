@@ -182,3 +182,42 @@ def test_the_field_lists_are_those_of_ovk_refs_records_and_the_workers_copy_agre
     assert vectors.EXACT_FIELDS == ("kernel_evaluations", "support_sizes")
     for name in ("ROUND_FIELDS", "FINAL_FIELDS", "EXACT_FIELDS"):
         assert getattr(protocol, name) == getattr(vectors, name), name
+
+
+def last_bit_changed(value: str) -> str:
+    """``value`` (a ``float.hex`` string) one unit in the last place away: what another CPU's kernels may give."""
+    return float.hex(np.nextafter(float.fromhex(value), np.inf))
+
+
+def test_a_regime_generated_on_another_cpu_checks_within_across_machines_and_a_real_change_does_not(tmp_path):
+    """``generate --check`` compares a regime's float64 values (ovk_ref float64, summed in another order by another
+    CPU's BLAS kernels) within ``ACROSS_MACHINES``, every other field exactly: a last-bit change passes, a change of
+    1e-6 of a value or of an id fails."""
+    stored = read_vector_file(regime_path("corner-cases"))
+    case = stored["cases"][0]
+    field = next(name for name, values in case["expected"].items() if isinstance(values[0], str) or
+                 isinstance(values[0], list) and isinstance(values[0][0], str))
+    values = case["expected"][field]
+    first = values[0] if isinstance(values[0], str) else values[0][0]
+
+    def with_first(new: str) -> dict:
+        changed = json.loads(json.dumps(stored))
+        row = changed["cases"][0]["expected"][field]
+        if isinstance(row[0], str):
+            row[0] = new
+        else:
+            row[0][0] = new
+        return changed
+
+    assert generate.float64_differences(stored, stored) == []
+    assert generate.float64_differences(stored, with_first(last_bit_changed(first))) == []
+    moved = float.hex(float.fromhex(first) * (1 + 1e-6) + 1e-6)
+    assert generate.float64_differences(stored, with_first(moved)), "a change of 1e-6 passed"
+    renamed = json.loads(json.dumps(stored))
+    renamed["cases"][0]["id"] += "x"
+    assert generate.float64_differences(stored, renamed)
+    path = tmp_path / "corner-cases.json.gz"
+    path.write_bytes(generate.compress(with_first(last_bit_changed(first))))
+    assert generate.same_content(path, generate.compress(stored))
+    path.write_bytes(generate.compress(with_first(moved)))
+    assert not generate.same_content(path, generate.compress(stored))

@@ -237,3 +237,25 @@ def test_the_writer_reports_what_it_could_not_write():
     stream = outputs.CheckedStream(io.StringIO())
     stream.write("fine")
     assert stream.getvalue() == "fine"
+
+
+@pytest.fixture(scope="module")
+def t0_figure():
+    """certify-theorem2's figure of the stored table, drawn on the real file system (matplotlib reads its fonts)."""
+    pytest.importorskip("matplotlib")
+    from ovk_cli.commands import certify
+    from proofs_check.proofs import theorem2_certificate
+    return certify.figure_png(theorem2_certificate.stored_table())
+
+
+def test_the_theorem2_plot_written_to_a_full_disk_keeps_the_previous_one(t0_figure, full_disk, monkeypatch):
+    """``certify-theorem2 --plot`` on a full disk left a truncated PNG in place of the old one (exit 70)."""
+    from ovk_cli.commands import certify
+    from ovk_ref import atomic_file
+
+    monkeypatch.setattr(certify, "figure_png", lambda rows: t0_figure + bytes(4000))
+    figure = full_disk / "report.json"
+    with pytest.raises(atomic_file.OutputError) as raised:
+        certify.plot([], figure)
+    _no_space(raised.value, figure)
+    assert figure.read_text() == PREVIOUS and os.listdir(full_disk) == ["report.json"]

@@ -185,3 +185,24 @@ def test_the_cumulative_chain_concludes_what_the_claim_checks(claim_id):
     result = explain(claim_id, instance, ovk_ref)
     conclusion = next(entry for entry in result.steps if entry.name == "conclusion")
     assert math.isclose(conclusion.margin, CLAIMS[claim_id].check(instance, ovk_ref).relative_margin, rel_tol=tolerances.IDENTITY_RTOL)
+
+
+def test_the_tightest_step_is_the_first_in_chain_order_among_margins_equal_up_to_round_off():
+    """Margins that print alike (0 for a tie, else 3 digits) are equal up to round-off, whose last bits depend on the
+    CPU: the chain's order picks among them (monorma.delta_homogeneous named "conclusion" on one CPU and "homogeneity" on
+    another before), a margin beyond it wins, NaN first."""
+    def entries(*margins):
+        return [chain.StepResult(f"s{index}", "", None, margin=margin) for index, margin in enumerate(margins)]
+    assert chain.tightest(entries(1.0, 1.0 - 2.2e-16)) == "s0"
+    assert chain.tightest(entries(1.0 - 2.2e-16, 1.0)) == "s0"
+    assert chain.tightest(entries(-3.57e-16, 0.0, -3.93e-16)) == "s0"
+    assert chain.tightest(entries(1 - 1.6e-6, 1 - 1.7e-6)) == "s0"      # identities: 1 - round-off / allowed error
+    assert chain.tightest(entries(0.5, 0.0, -1e-6)) == "s2"
+    assert chain.tightest(entries(0.5, math.nan, -1.0)) == "s1"
+
+
+def test_a_margin_within_the_tie_tolerance_prints_as_0_and_others_to_3_digits():
+    from proofs_check.report import shown_margin
+    assert shown_margin(-3.57e-16) == shown_margin(-3.93e-16) == shown_margin(-2.7e-51) == shown_margin(0.0) == "0"
+    assert shown_margin(-1.2e-6) == "-1.2e-06" and shown_margin(0.9214) == "0.921" and shown_margin(-math.inf) == "-inf"
+

@@ -1,7 +1,7 @@
 """The steps proved by sympy (proofs_check.proofs.symbolic): every proof is discharged and its statement holds at
 exact sample points; every planted wrong variant is not proved and is refuted at an exact point of its domain.
 
-The whole module runs 28 sympy proofs and their 28 variants (about 5 s): each proof is a few simplifications; the
+The whole module runs 36 sympy proofs and their 36 variants (about 15 s): each proof is a few simplifications; the
 variants are the planted faults of the proofs, so they cannot be skipped."""
 import itertools
 
@@ -61,3 +61,21 @@ def test_sympy_does_not_prove_a_false_identity_by_accident():
     real = sp.Symbol("y", real=True)
     assert not symbolic._holds("zero", real - sp.sqrt(real**2))
     assert symbolic._holds("zero", symbolic.x - sp.sqrt(symbolic.x**2))
+
+
+@pytest.mark.parametrize("name", sorted(symbolic.BOUNDARY_VARIANTS))
+def test_a_failure_near_a_boundary_is_refuted(name):
+    """The planted variants whose failure lies only near a boundary of the domain: the grid of SAMPLES misses each,
+    the boundary pass of ``refute`` finds an exact point near a boundary, rechecked independently."""
+    wrong = symbolic.BOUNDARY_VARIANTS[name]
+    assert not symbolic.prove(wrong)
+    assert symbolic.refute(wrong, boundaries=False) is None
+    witness = symbolic.refute(wrong)
+    assert witness is not None
+    relation, kind, domain, _ = wrong.parts()
+    value = sp.N(relation.subs(witness).doit(), 30)
+    assert (value < 0) if kind == "nonnegative" else (value <= 0)
+    near = [symbol for symbol, point in witness.items()
+            if any(bound is not None and bool(abs(point - bound) <= sp.Rational(1, 1000)) for bound in domain[symbol][:2])
+            or point >= 1000]
+    assert near, f"{name}: the witness {witness} is not near a boundary"

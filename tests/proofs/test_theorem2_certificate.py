@@ -2,6 +2,7 @@
 and tail bounds enclose the exact sums (and their planted wrong variants do not), and a few points of the stored
 table are re-derived (a few certificates, under a second each)."""
 import math
+import sys
 
 import mpmath
 import pytest
@@ -166,9 +167,10 @@ def test_a_refuted_certificate_names_an_n_where_it_fails():
     assert math.isclose(result.ratio, expected, rel_tol=tolerances.IDENTITY_RTOL)
 
 
-def test_verify_reports_theorem2_as_proved_on_the_grid():
+def test_verify_reports_theorem2_as_proved_by_the_formula():
     verdict = run_claim("thm2.exists_t0", "ci")
-    assert verdict.verdict == "open" and verdict.proved.startswith(f"{sum(r['t0'] is not None for r in certificate.stored_table())} (rho, eps)")
+    assert verdict.verdict == "proved" and verdict.as_expected
+    assert verdict.proved.startswith("for every rho in (0, 1), eps in (0, 1/2)")
 
 
 def test_the_command_certifies_a_point(tmp_path, capsys):
@@ -178,3 +180,20 @@ def test_the_command_certifies_a_point(tmp_path, capsys):
     assert main(["certify-theorem2", "--rho", "1.5", "--workers", "1", "--table", str(out)]) == 2
     assert main(["certify-theorem2", "--epsilon", "abc", "--workers", "1", "--table", str(out)]) == 2
     assert "--epsilon decimals in (0, 1/2)" in capsys.readouterr().err
+
+
+def test_the_command_without_table_writes_nothing_and_leaves_the_packaged_table_alone(tmp_path, monkeypatch, capsys):
+    """A new user's ``certify-theorem2 --rho 0.5 --epsilon 0.1`` rewrote the package's table (18 rows became 1, and
+    ``verify`` then said "proved for 1 (rho, eps)"): without ``--table`` the table is printed, not written."""
+    stored = certificate.TABLE.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    assert main(["certify-theorem2", "--rho", "0.9", "--epsilon", "0.4", "--workers", "1"]) == 0
+    assert "| 0.9 | 0.4 | 1 |" in capsys.readouterr().out
+    assert certificate.TABLE.read_bytes() == stored and list(tmp_path.iterdir()) == []
+
+
+def test_the_command_without_the_proofs_extra_names_it(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "flint", None)     # import flint raises ImportError
+    assert main(["certify-theorem2", "--rho", "0.9", "--epsilon", "0.4", "--workers", "1",
+                 "--table", str(tmp_path / "t.json")]) == 2
+    assert "optional extra 'proofs'" in capsys.readouterr().err and not (tmp_path / "t.json").exists()

@@ -21,7 +21,14 @@ from test_ref_atomic_rounds import STATE, same_value
 import ovk_ref
 from ovk_conform import limits, protocol
 from ovk_ref import truncation
-from ovk_ref.truncation import FixedWindow, ListedSchedule, Theorem2Schedule
+from ovk_ref.truncation import (
+    FixedWindow,
+    ListedSchedule,
+    ProjectionPolicy,
+    RandomPolicy,
+    SmallestPolicy,
+    Theorem2Schedule,
+)
 
 ROUNDS = 12
 P, D = 2, 2
@@ -32,6 +39,9 @@ SCHEDULES = {
     "window": st.integers(1, ROUNDS).map(FixedWindow),
     "theorem2": st.builds(Theorem2Schedule, st.integers(1, 4), st.sampled_from([0.1, 0.25, 0.4])),
     "listed": st.lists(st.integers(1, ROUNDS), min_size=ROUNDS, max_size=ROUNDS).map(ListedSchedule),
+    "smallest": st.integers(1, ROUNDS).map(SmallestPolicy),
+    "random": st.builds(RandomPolicy, st.integers(1, ROUNDS), st.integers(0, 2**31)),
+    "projection": st.integers(1, ROUNDS).map(ProjectionPolicy),
 }
 schedules = st.one_of(*SCHEDULES.values())
 
@@ -104,11 +114,25 @@ def _theorem2_t0_counted_from_zero(original):
     return params
 
 
+def _random_seed_not_saved(original):
+    def params(self):   # the checkpoint writes the default seed: the resumed learner draws other terms
+        return {"budget": self.budget, "seed": 0 if self.seed else 1}
+    return params
+
+
+def _projection_saved_as_smallest(original):
+    def to_dict(self):
+        return {"type": "smallest", "budget": self.budget}
+    return to_dict
+
+
 @pytest.mark.parametrize(("owner", "name", "make"), [
     (ListedSchedule, "params", _listed_shifted),
     (FixedWindow, "to_dict", _window_widened),
     (Theorem2Schedule, "params", _theorem2_t0_counted_from_zero),
-], ids=["listed-shifted", "window-widened", "theorem2-t0-from-zero"])
+    (RandomPolicy, "params", _random_seed_not_saved),
+    (ProjectionPolicy, "to_dict", _projection_saved_as_smallest),
+], ids=["listed-shifted", "window-widened", "theorem2-t0-from-zero", "random-seed-not-saved", "projection-as-smallest"])
 def test_planted_fault_in_the_format_is_caught_by_the_checkpoint_machine(monkeypatch, owner, name, make):
     monkeypatch.setattr(owner, name, make(getattr(owner, name)))
     with pytest.raises(AssertionError):   # the first failing run is enough: no shrinking
@@ -136,7 +160,7 @@ def test_a_listed_schedule_has_no_s_t_past_its_last_round():
 
 
 @pytest.mark.parametrize(("spec", "message"), [
-    ({"type": "sliding", "s": 3}, r"unknown truncation type 'sliding' in truncation; known types: window, theorem2, listed"),
+    ({"type": "sliding", "s": 3}, r"unknown truncation type 'sliding' in truncation; known types: window, theorem2, listed, smallest, random, projection"),
     ({"type": "window"}, r"truncation of type 'window' must have the fields \['s'\], got \[\]"),
     ({"type": "window", "s": 3, "t0": 1}, r"must have the fields \['s'\], got \['s', 't0'\]"),
     ({"type": "window", "s": "3"}, "truncation must be an int"),
