@@ -26,8 +26,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("certify-theorem2", help="prove Theorem 2's certificate on a grid of (rho, epsilon): the smallest t0 of each")
     parser.add_argument("--rho", nargs="+", default=list(certificate.GRID_RHO), metavar="RHO", help="values of rho = eta lam in (0, 1)")
     parser.add_argument("--epsilon", nargs="+", default=list(certificate.GRID_EPSILON), metavar="EPS", help="values of epsilon in (0, 1/2)")
-    parser.add_argument("--table", type=Path, default=None, metavar="FILE", help="also write the table as JSON (default: printed only; the package's stored table is "
-                        "proofs_check/proofs/theorem2_certificates.json, rewritten only when given here)")
+    parser.add_argument("--table", type=Path, default=None, metavar="FILE", help="also write the table as JSON (default: printed "
+                        "only; the package's stored table is proofs_check/proofs/theorem2_certificates.json, "
+                        "rewritten only when given here)")
     parser.add_argument("--plot", type=Path, default=None, metavar="FILE", help="also draw t0 against rho (PNG)")
     parser.add_argument("--workers", type=int, default=None, metavar="N", help="processes (default: the machine's cores)")
     parser.set_defaults(run=run)
