@@ -142,10 +142,20 @@ int main(int argc, char **argv) {
         fclose(out);
         return 0;
     }
-    /* every case sent is inside that scope: ONORMA, a separable Gaussian kernel, the squared loss, no window or
-       a fixed one */
+    /* the oracle probes what an engine offers beyond its scope: anything else than ONORMA, a separable Gaussian
+       kernel, the squared loss, no window or a fixed one is refused */
     Json *arguments = member(request, "arguments"), *kernel = member(arguments, "kernel");
-    Json *truncation = member(arguments, "truncation");
+    Json *truncation = member(arguments, "truncation"), *algorithm = member(request, "algorithm");
+    Json *kernel_type = member(kernel, "type"), *loss_type = member(member(arguments, "loss"), "type");
+    Json *truncation_type = member(truncation, "type");
+    if (!algorithm || strcmp(algorithm->text, "onorma") || !kernel_type || strcmp(kernel_type->text, "gaussian_separable")
+        || !loss_type || strcmp(loss_type->text, "squared") || (truncation && truncation->type == 'o'
+        && (!truncation_type || strcmp(truncation_type->text, "window")))) {
+        fprintf(out, "{\"unsupported\": \"ONORMA with separable Gaussian kernels, the squared loss and fixed windows "
+                     "only\"}\n");
+        fclose(out);
+        return 0;
+    }
     int n, p, n_y, d, d_b, d_b2;
     double *X = matrix(member(member(request, "inputs"), "X"), &n, &p);
     double *Y = matrix(member(member(request, "inputs"), "Y"), &n_y, &d);

@@ -39,11 +39,24 @@ SCOPE = {"algorithms": {"onorma": {"kernels": ["gaussian_separable"], "losses": 
                                    "truncations": ["none", "window"]}}}
 
 
+def outside(request):
+    """Why a request is outside SCOPE (None when it is inside)."""
+    arguments = request["arguments"]
+    truncation = (arguments.get("truncation") or {"type": "none"})["type"]
+    if request["algorithm"] != "onorma":
+        return f"no {request['algorithm']}"
+    if arguments["kernel"]["type"] != "gaussian_separable" or arguments["loss"]["type"] != "squared":
+        return "only separable Gaussian kernels and the squared loss"
+    return None if truncation in ("none", "window") else f"no {truncation} truncation"
+
+
 def main(request_path, result_path):
     with open(request_path) as file:
         request = json.load(file)
     if request.get("describe"):
         result = {"scope": SCOPE}
+    elif outside(request):      # the oracle probes what an engine offers beyond its scope: refuse it
+        result = {"unsupported": outside(request)}
     else:       # a case inside SCOPE
         arguments = request["arguments"]
         kernel, truncation = arguments["kernel"], arguments.get("truncation")

@@ -242,18 +242,24 @@ def draw_cases(seed: int, count: int, scope, long: int = 0) -> list:
 
 
 def _cost(drawn: tuple) -> int:
-    """ovk_ref's relative cost of a drawn case: its rounds times its kernels (each round evaluates every kept
-    term of every kernel)."""
+    """ovk_ref's relative cost of a drawn case: the kernel blocks it evaluates (each round evaluates every kept
+    term of every kernel; a batch system every pair)."""
     algorithm, case = drawn
-    return len(case["X"]) * max(1, len(case["arguments"].get("kernels", ())))
+    n = len(case["X"])
+    if algorithm == "batch_ridge":
+        return n * n
+    spec = case["arguments"].get("truncation") or {}
+    kept = {"window": lambda: min(n, spec.get("s", n)), "theorem2": lambda: min(n, spec.get("t0", 1) + int(n ** 0.6)),
+            "listed": lambda: max(spec.get("s", [n])), }.get(spec.get("type"), lambda: n // 2)()
+    return n * max(1, kept) * max(1, len(case["arguments"].get("kernels", ())))
 
 
-def fresh_cases(seed: int, count: int, scope=None, long: int = 0, pool=None) -> list[Case]:
-    """``count`` (and ``long``) fresh cases of ``seed`` inside ``scope`` (default: every case), with their
-    expected values, computed on ``pool`` (``reference.computed_on``; costliest first, so that no process ends
-    alone on a long stream) or here."""
+def fresh_cases(seed: int, count: int, scope=None, long: int = 0, pool=None, extra=()) -> list[Case]:
+    """``count`` (and ``long``) fresh cases of ``seed`` inside ``scope`` (default: every case), and the ``extra``
+    drawn ones (``stratified.py``), with their expected values, computed on ``pool`` (``reference.computed_on``;
+    costliest first, so that no process ends alone on a long stream) or here."""
     scope = Scope.full() if scope is None else scope
-    drawn = draw_cases(seed, count, scope, long)
+    drawn = draw_cases(seed, count, scope, long) + list(extra)
     futures = {index: computed_on(pool, reference_fields, drawn[index][0], drawn[index][1]["X"], drawn[index][1]["Y"],
                                   drawn[index][1]["arguments"])
                for index in sorted(range(len(drawn)), key=lambda index: -_cost(drawn[index]))}

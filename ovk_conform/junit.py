@@ -2,12 +2,14 @@
 display: one ``testcase`` per conformance case (``classname`` ``conform.<regime>``, ``name`` ``algorithm:id``),
 a ``failure`` with the first divergence and the full message, ``skipped`` for a case outside the declared
 scope or the precision class and for a known deviation; and three test cases for the run itself
-(``run:seal``, ``run:coverage``, ``run:completed``) that fail when the oracle's files changed, the declared scope
-does not cover ``--require``, or the run was stopped."""
+(``run:seal``, ``run:coverage``, ``run:offered``, ``run:completed``) that fail when the oracle's files changed, the
+declared scope does not cover ``--require``, the implementation offers what its declared scope leaves out (PARTIAL,
+unless narrowed by ``--require`` or ``--allow-partial``: then said in its ``system-out``), or the run was stopped."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
 
+from ovk_conform import envelope
 from ovk_conform.report import Report
 
 
@@ -15,7 +17,30 @@ def _run_checks(report: Report) -> list:
     """(name, failure message or None) for the checks of the run as a whole."""
     return [("run:seal", report.seal_failure),
             ("run:coverage", "the declared scope lacks " + "; ".join(report.missing) if report.missing else None),
+            ("run:offered", report.partial_failure),
             ("run:completed", report.stopped)]
+
+
+def _properties(suite, report: Report) -> None:
+    """The run's level, seed, precision class, scope, coverage, what it offers beyond its scope, the envelope."""
+    properties = ElementTree.SubElement(suite, "properties")
+    for name, value in (("level", report.level), ("seed", report.seed), ("precision", report.precision),
+                        ("scope", report.scope.text() if report.scope else ""),
+                        ("coverage", report.coverage.text() if report.coverage else ""),
+                        ("precision_class", report.precision_line()), ("offered", report.offered_line() or ""),
+                        ("envelope", "\n".join(envelope.coverage_lines(report.envelope)) if report.envelope else ""),
+                        ("cannot_see", "; ".join(report.cannot_see))):
+        ElementTree.SubElement(properties, "property", name=name, value=str(value))
+
+
+def _run_checks_cases(suite, report: Report, checks) -> None:
+    """A test case per check of the run as a whole (``run:offered`` narrowed: the PARTIAL line in its output)."""
+    for name, message in checks:
+        case = ElementTree.SubElement(suite, "testcase", classname="conform.run", name=name, time="0.000")
+        if name == "run:offered" and message is None and report.partial:
+            ElementTree.SubElement(case, "system-out").text = report.offered_line()
+        if message is not None:
+            ElementTree.SubElement(case, "failure", message=message[:200], type="conformance").text = message
 
 
 def xml(report: Report) -> str:
@@ -30,11 +55,7 @@ def xml(report: Report) -> str:
     suite = ElementTree.SubElement(suites, "testsuite", name=f"conform {report.implementation} ({report.level})",
                                    tests=str(tests), failures=str(failures), errors="0", skipped=str(skipped),
                                    time=seconds)
-    properties = ElementTree.SubElement(suite, "properties")
-    for name, value in (("level", report.level), ("seed", report.seed), ("precision", report.precision),
-                        ("scope", report.scope.text() if report.scope else ""),
-                        ("coverage", report.coverage.text() if report.coverage else "")):
-        ElementTree.SubElement(properties, "property", name=name, value=str(value))
+    _properties(suite, report)
     for outcome in report.outcomes:
         case = ElementTree.SubElement(suite, "testcase", classname=f"conform.{outcome.regime}", name=outcome.name,
                                       time=f"{outcome.seconds:.3f}")
@@ -49,10 +70,7 @@ def xml(report: Report) -> str:
         elif outcome.status == "xpass":
             ElementTree.SubElement(case, "system-out").text = (
                 f"listed as a known deviation ({outcome.known_deviation}) but passes: remove it from the expectations")
-    for name, message in checks:
-        case = ElementTree.SubElement(suite, "testcase", classname="conform.run", name=name, time="0.000")
-        if message is not None:
-            ElementTree.SubElement(case, "failure", message=message[:200], type="conformance").text = message
+    _run_checks_cases(suite, report, checks)
     ElementTree.indent(suites)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(suites, encoding="unicode") + "\n"
 

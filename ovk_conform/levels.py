@@ -1,11 +1,16 @@
 """Levels: how deep a run goes. Each level is stored regimes plus fresh cases drawn from a seed.
 
-* ``quick``: the 35 stored basic cases (t <= 25) and 10 fresh cases (t <= 40), a sample of 10 cases rerun in
-  another process: seconds. What it cannot see is printed with its report (``cannot_see``).
-* ``standard`` (the default of ``ovk-check conform``): every regime, 30 fresh cases and 3 long ones, every case
-  rerun in another process, 32 segments of 256 rounds of the 140000-round stream recomputed from its
+* ``quick``: the 35 stored basic cases (t <= 25), 10 fresh cases (t <= 40) and the stratified fresh cases
+  (``stratified.py``: every axis of the envelope at the level's reach, every kernel family and loss in a long stream
+  of every algorithm), a sample of 10 cases rerun in another process: seconds.
+* ``standard`` (the default of ``ovk-check conform``): every regime, 30 fresh cases and the stratified ones, every
+  case rerun in another process, 32 segments of 256 rounds of the 140000-round stream recomputed from its
   checkpoints.
-* ``exhaustive`` (nightly CI): the same with 300 fresh cases, 12 long ones and 128 segments.
+* ``exhaustive`` (nightly CI): the same with 300 fresh cases, 12 long ones, the stratified ones at the envelope's
+  top and 128 segments.
+
+Every level prints, per axis of the envelope, the range its cases exercised and what they cannot see
+(``envelope.coverage``), and the regimes it leaves out (``cannot_see``).
 """
 from __future__ import annotations
 
@@ -27,14 +32,18 @@ class Level:
     #: segments of a checkpointed stored stream recomputed per run (``checkpoints.py``)
     segments: int
     description: str
+    #: the level whose reach (``envelope.REACH``) its stratified fresh cases draw (``stratified.py``)
+    stratified: str
 
 
 LEVELS = {
-    "quick": Level((), 10, 0, 10, 0, "the stored basic cases and 10 fresh cases, 10 of them rerun"),
-    "standard": Level(tuple(REGIMES), 30, 3, None, 32,
-                      "every regime, 30 fresh cases and 3 long ones, every case rerun"),
+    "quick": Level((), 10, 0, 10, 0, "the stored basic cases, 10 fresh cases and the stratified ones, 10 of them rerun",
+                   "quick"),
+    "standard": Level(tuple(REGIMES), 30, 0, None, 32,
+                      "every regime, 30 fresh cases and the stratified ones, every case rerun", "standard"),
     "exhaustive": Level(tuple(REGIMES), 300, 12, None, 128,
-                        "every regime, 300 fresh cases and 12 long ones, every case rerun"),
+                        "every regime, 300 fresh cases, 12 long ones and the stratified ones, every case rerun",
+                        "exhaustive"),
 }
 
 

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 import ovk_ref
-from ovk_conform import tolerance, versions
+from ovk_conform import envelope, tolerance, versions
 from ovk_conform.protocol import ALGORITHMS
 from ovk_conform.vectors import VECTORS_VERSION
 
@@ -108,6 +108,16 @@ class Report:
     unused_expectations: list = field(default_factory=list)
     #: the ``runner.Interrupted`` that stopped the run (its exit code), None otherwise
     interruption: object = None
+    #: the precision the implementation declares (a claim the oracle checks; ``precision`` is the adopter's class)
+    declared_precision: str = "float64"
+    #: the probes of what the implementation offers beyond its declared scope (``offers.ProbeAnswer``), and the
+    #: values offered there: not certified
+    probes: list = field(default_factory=list)
+    partial: list = field(default_factory=list)
+    #: the adopter's explicit narrowing that accepts ``partial`` ("--require", "--allow-partial"; None: none)
+    narrowed_by: str | None = None
+    #: per axis of the envelope, the range the cases run exercised and what they cannot see (``envelope.coverage``)
+    envelope: dict = field(default_factory=dict)
     #: the cases of the run, in the order of ``outcomes`` (with their expected values; not in the JSON)
     cases: list = field(default_factory=list, repr=False)
 
@@ -120,7 +130,36 @@ class Report:
         are those it started with, and the run was not stopped."""
         ran = [outcome for outcome in self.outcomes if outcome.status in RAN]
         return (bool(ran) and not any(outcome.status == "fail" for outcome in self.outcomes) and not self.missing
-                and self.seal_failure is None and self.stopped is None)
+                and self.seal_failure is None and self.stopped is None and not self.partial_failure)
+
+    @property
+    def partial_failure(self) -> str | None:
+        """Why the run fails for what the implementation offers and its declared scope leaves out, or None."""
+        if not self.partial or self.narrowed_by is not None:
+            return None
+        return (f"PARTIAL: {', '.join(self.partial)} offered, not certified (the declared scope leaves them out; "
+                f"declare them, or narrow explicitly with --require or --allow-partial)")
+
+    def offered_line(self) -> str | None:
+        """What the probes found offered beyond the declared scope (None: no probe was sent)."""
+        if not self.probes:
+            return None
+        if not self.partial:
+            return (f"offered beyond the declared scope: nothing ({len(self.probes)} probes, each refused: "
+                    + ", ".join(probe.what for probe in self.probes) + ")")
+        details = "; ".join(f"{probe.what}: {probe.detail}" for probe in self.probes if probe.offered)
+        verdict = (f"accepted as narrowed by {self.narrowed_by}" if self.narrowed_by else "the run FAILS: declare "
+                   "them, or narrow explicitly with --require or --allow-partial")
+        return f"PARTIAL: {', '.join(self.partial)} offered, not certified ({details}); {verdict}"
+
+    def precision_line(self) -> str:
+        class_ = (f"rtol {tolerance.rtol(self.precision):g}" if self.precision == "float64" else
+                  f"per case {tolerance.FLOAT32_ENVELOPE_FACTOR:g} x an honest float32 computation's error, at least "
+                  f"{tolerance.FLOAT32_ENVELOPE_FLOOR:.2g}")
+        claim = ("" if self.declared_precision == self.precision else
+                 f"; the implementation declares {self.declared_precision}: a claim, not its tolerance")
+        check = "; declared float32: every value must be a float32 number" if self.declared_precision == "float32" else ""
+        return f"precision class {self.precision} (the adopter's --precision; {class_}){claim}{check}"
 
     def counts(self) -> dict:
         return {status: sum(outcome.status == status for outcome in self.outcomes)
@@ -143,10 +182,15 @@ class Report:
 
     def header(self) -> list:
         lines = [f"implementation {self.implementation}; level {self.level} (regimes: {', '.join(self.regimes)}); "
-                 f"fresh-case seed {self.seed}; precision {self.precision} (rtol {tolerance.rtol(self.precision):g}); "
-                 f"golden vectors version {VECTORS_VERSION} (spec {ovk_ref.SPEC_VERSION})", versions.line()]
+                 f"fresh-case seed {self.seed}; precision {self.precision} ("
+                 + (f"rtol {tolerance.rtol(self.precision):g}" if self.precision == "float64" else
+                    "the honest float32 envelope of each case") + "); "
+                 f"golden vectors version {VECTORS_VERSION} (spec {ovk_ref.SPEC_VERSION})", versions.line(),
+                 self.precision_line()]
         if self.scope is not None:
             lines.append(f"declared scope ({self.scope_source}): {self.scope.text()}")
+        if self.offered_line():
+            lines.append(self.offered_line())
         if self.coverage is not None:
             lines.append(self.coverage.text())
         if self.required is not None:
@@ -161,6 +205,10 @@ class Report:
         if any(reruns.values()):
             lines.append(f"determinism: {sum(reruns.values())} cases run twice in separate processes: "
                          + ", ".join(f"{count} {kind}" for kind, count in reruns.items() if count))
+        if self.envelope:
+            lines.append(f"envelope (ovk_conform/envelope.py): per axis, the range level {self.level} exercised and "
+                         f"what it cannot see")
+            lines.extend(envelope.coverage_lines(self.envelope))
         if self.cannot_see:
             lines.append(f"level {self.level} cannot see: " + "; ".join(self.cannot_see))
         if self.stopped:
@@ -208,15 +256,21 @@ class Report:
         def clean(value):
             return None if isinstance(value, float) and not np.isfinite(value) else value
         return {"implementation": self.implementation, "level": self.level, "seed": self.seed,
-                "precision": self.precision, "rtol": tolerance.rtol(self.precision), "regimes": self.regimes,
+                "precision": self.precision,
+                "rtol": tolerance.rtol(self.precision) if self.precision == "float64" else None,
+                "float32_envelope": None if self.precision == "float64" else {
+                    "factor": tolerance.FLOAT32_ENVELOPE_FACTOR, "floor": tolerance.FLOAT32_ENVELOPE_FLOOR}, "regimes": self.regimes,
                 "vectors_version": VECTORS_VERSION, "spec_version": ovk_ref.SPEC_VERSION, "versions": versions.record(),
                 "passed": self.passed,
                 "stopped": self.stopped, "counts": self.counts(),
                 "scope": None if self.scope is None else {"declared": self.scope.to_dict(), "source": self.scope_source},
+                "declared_precision": self.declared_precision,
+                "offered": {"probes": [probe.to_dict() for probe in self.probes], "partial": self.partial,
+                            "narrowed_by": self.narrowed_by, "failure": self.partial_failure},
                 "required": None if self.required is None else {"scope": self.required.to_dict(), "missing": self.missing},
                 "coverage": None if self.coverage is None else asdict(self.coverage),
                 "seal": {**self.seal, "failure": self.seal_failure} if self.seal else None,
-                "determinism": self.reruns(), "cannot_see": self.cannot_see,
+                "determinism": self.reruns(), "cannot_see": self.cannot_see, "envelope": self.envelope,
                 "unused_expectations": self.unused_expectations,
                 "worst_errors": {name: {"rel_error": clean(error), "case": case}
                                  for name, (error, case) in self.worst_errors().items()},

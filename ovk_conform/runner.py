@@ -16,10 +16,11 @@ import time
 
 import numpy as np
 
-from ovk_conform import checkpoints, fresh, limits, tolerance
+from ovk_conform import checkpoints, envelope, float32_envelope, fresh, limits, offers, stratified, tolerance
 from ovk_conform.hosts import InProcessHost
 from ovk_conform.levels import LEVELS, cannot_see, level_cases
 from ovk_conform.protocol import ALGORITHMS, REQUIRED_FIELDS
+from ovk_conform.reference import computed_on
 from ovk_conform.report import RAN, Coverage, Outcome, Report
 from ovk_conform.scope import Scope
 from ovk_conform.vectors import EXACT_FIELDS, FINAL_FIELDS, ROUND_FIELDS, Case
@@ -42,8 +43,13 @@ def _scale(case: Case, name: str) -> float:
     return closeness.field_scale(case.expected[name])
 
 
-def _tolerance_class(name: str, precision: str) -> closeness.ToleranceClass:
-    return tolerance.EXACT if name in EXACT_FIELDS else tolerance.CLASSES[precision]
+def _tolerance_class(name: str, precision: str, rtols: dict | None = None) -> closeness.ToleranceClass:
+    """Exact for counts; else the precision class's, or the case's float32 envelope (``rtols``: field -> rtol)."""
+    if name in EXACT_FIELDS:
+        return tolerance.EXACT
+    if rtols:
+        return closeness.ToleranceClass(precision, rtols[name], 0.0, "the case's honest float32 envelope")
+    return tolerance.CLASSES[precision]
 
 
 def _compared_rows(case: Case, name: str, values: np.ndarray) -> np.ndarray:
@@ -72,13 +78,13 @@ def _as_real_array(name: str, value, case: Case):
     return actual, None
 
 
-def _check_field(case: Case, name: str, value, precision: str) -> tuple:
+def _check_field(case: Case, name: str, value, precision: str, rtols: dict | None = None) -> tuple:
     """(max abs error, max rel error, first bad row or None, message)."""
     actual, problem = _as_real_array(name, value, case)
     if problem:
         return np.inf, np.inf, 0, problem
     actual, expected = _compared_rows(case, name, actual), case.expected[name]
-    scale, tolerance_class = _scale(case, name), _tolerance_class(name, precision)
+    scale, tolerance_class = _scale(case, name), _tolerance_class(name, precision, rtols)
     error, _, bad = closeness.bad_rows(actual, expected, tolerance_class, scale)
     max_abs = float(np.max(error)) if error.size else 0.0
     max_rel = max_abs / scale if scale > 0 else (0.0 if max_abs == 0 else np.inf)
@@ -91,13 +97,22 @@ def _check_field(case: Case, name: str, value, precision: str) -> tuple:
     return max_abs, max_rel, row, (
         f"{name} row {_row_label(case, name, row)}: expected {expected[row].tolist()}, got {actual[row].tolist()}"
         f"{reason} (error {rows[row]:.3g} > tolerance {float(tolerance_class.allowed(scale)):.3g} = rtol "
-        f"{tolerance.rtol(precision):g} x scale {scale:.3g})")
+        f"{tolerance_class.rtol if rtols else tolerance.rtol(precision):g} x scale {scale:.3g}"
+        + (f", {tolerance_class.reason}" if rtols and name not in EXACT_FIELDS else "") + ")")
 
 
-def check_fields(case: Case, fields: dict, precision: str = "float64") -> Outcome:
-    """Compare the returned ``fields`` (name -> array) of one case with the reference."""
+def check_fields(case: Case, fields: dict, precision: str = "float64", declared: str = "float64",
+                 rtols: dict | None = None) -> Outcome:
+    """Compare the returned ``fields`` (name -> array) of one case with the reference, at the adopter's
+    ``precision`` class (``rtols``: the case's float32 envelope, field -> rtol); an implementation that
+    ``declared`` float32 must return float32 numbers (``float32_envelope.not_float32``)."""
     outcome = Outcome(case.algorithm, case.id, "fail", case.regime, case.size, case.origin)
     tolerance.rtol(precision)   # a known precision class (ValueError otherwise)
+    if declared == "float32":
+        problem = float32_envelope.not_float32(case, fields)
+        if problem:
+            outcome.message = problem
+            return outcome
     checks = {}
     for name in ROUND_FIELDS[case.algorithm] + FINAL_FIELDS[case.algorithm]:
         value = fields.get(name)
@@ -106,7 +121,7 @@ def check_fields(case: Case, fields: dict, precision: str = "float64") -> Outcom
                 outcome.message = f"returned no {name!r} (required by the protocol)"
                 return outcome
             continue
-        checks[name] = _check_field(case, name, value, precision)
+        checks[name] = _check_field(case, name, value, precision, rtols)
     outcome.fields_checked = list(checks)
     outcome.field_errors = {name: (check[1] if np.isfinite(check[1]) else None) for name, check in checks.items()}
     outcome.max_abs_error = max(check[0] for check in checks.values())
@@ -133,7 +148,8 @@ def _say_where(case: Case, outcome: Outcome, failing: dict) -> None:
     outcome.message = "; ".join(check[3] for check in failing.values())
 
 
-def judge(case: Case, result: CallResult, precision: str = "float64") -> Outcome:
+def judge(case: Case, result: CallResult, precision: str = "float64", declared: str = "float64",
+          rtols: dict | None = None) -> Outcome:
     """The outcome of one call: a failure of the call itself (exit, crash, timeout, exception, mutated input,
     an "unsupported" answer: every case sent is inside the declared scope) or the comparison of its fields."""
     if result.unsupported is not None:
@@ -143,7 +159,7 @@ def judge(case: Case, result: CallResult, precision: str = "float64") -> Outcome
         outcome = Outcome(case.algorithm, case.id, "fail", case.regime, case.size, case.origin, result.seconds,
                           message=result.error)
     else:
-        outcome = check_fields(case, result.fields, precision)
+        outcome = check_fields(case, result.fields, precision, declared, rtols)
         outcome.seconds = result.seconds
     if result.mutated:
         outcome.status = "fail"
@@ -225,8 +241,9 @@ class _Pool:
 class _Execution:
     """One run's calls: time limits, the per-algorithm timeout breaker, the deadline, reruns, cancellation."""
 
-    def __init__(self, cases, pool, *, precision, reruns, timeout, deadline):
+    def __init__(self, cases, pool, *, precision, reruns, timeout, deadline, declared="float64", rtols=None):
         self.cases, self.pool, self.precision, self.reruns = cases, pool, precision, reruns
+        self.declared, self.rtols = declared, rtols or {}
         self.timeout, self.deadline = timeout, deadline
         self.timeouts = {}          # algorithm -> names of the cases that timed out
         self.answers = {}           # index -> (first answer, its host), until the rerun
@@ -288,7 +305,19 @@ class _Execution:
             self.pool.release(host)
         if index in self.reruns and result.error is None and result.unsupported is None:
             self.answers[index] = (result, host)
-        return judge(case, result, self.precision)
+        return judge(case, result, self.precision, self.declared, self.rtols.get(index))
+
+    def probe(self, probe) -> offers.ProbeAnswer:
+        """One probe of what the implementation offers beyond its declared scope (``offers.py``)."""
+        reason = self._blocked(probe.case)
+        if reason:
+            return offers.ProbeAnswer(probe.what, False, f"not sent: {reason}")
+        host = self.pool.acquire()
+        try:
+            result = host.call(probe.case, limits.case_limit(probe.case, self.timeout), self.timeout is None)
+        finally:
+            self.pool.release(host)
+        return offers.answer(probe, result, lambda case, answer: judge(case, answer, self.precision, self.declared))
 
     def second(self, index, outcome: Outcome) -> Outcome:
         """The rerun of case ``index`` in another process, compared with the first answer (``outcome`` updated)."""
@@ -337,18 +366,14 @@ def _progress(count: str, outcome: Outcome, stream) -> None:
           f"({outcome.size}) {outcome.seconds:.2f}s{where}", file=stream, flush=True)
 
 
-def resolve_scope(declaration, algorithms, precision: str | None, name: str) -> Scope:
+def resolve_scope(declaration, algorithms, name: str) -> Scope:
     """The scope a declaration gives (every case of the offered algorithms when it declares none), restricted to
-    ``algorithms``; ``precision`` (None: the declared one) must agree with a declared precision."""
+    ``algorithms``; its ``precision`` is the implementation's claim (float64 when it declares none), which the
+    oracle checks, never the class it is judged at (the adopter's ``--precision``)."""
     if declaration.scope is None:
-        scope = Scope.full(declaration.offers, precision or "float64")
+        scope = Scope.full(declaration.offers)
     else:
         scope = Scope.parse(declaration.scope, f"the scope {name} declares ({declaration.source})")
-        if isinstance(declaration.scope, dict) and "precision" in declaration.scope and precision not in (
-                None, scope.precision):
-            raise ValueError(f"--precision {precision} disagrees with the precision {scope.precision} that {name} "
-                             f"declares")
-        scope = Scope(scope.algorithms, precision or scope.precision)
         unoffered = [algorithm for algorithm in scope.algorithms if algorithm not in declaration.offers]
         if unoffered:
             raise ValueError(f"{name} declares {', '.join(unoffered)} in its scope but offers no such function")
@@ -376,15 +401,22 @@ class Prepared:
     to_run: list
     hosts: list
     stored: bool
+    #: what the implementation offers beyond its declared scope is asked by these (``offers.probe_cases``)
+    probes: list = dataclasses.field(default_factory=list)
+    #: index -> field -> rtol of the float32 class (``float32_envelope``); empty at float64
+    rtols: dict = dataclasses.field(default_factory=dict)
 
 
 def prepare(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", seed: int | None = 0,
             fuzz: int | None = None, precision: str | None = None, host=None, hosts=None, cases=None,
-            require=None, seal=None, pool=None) -> Prepared:
+            require=None, seal=None, pool=None, allow_partial: bool = False) -> Prepared:
     """Everything ``run`` does before the first case: the options checked (ValueError), the vectors read (and
     integrity-checked), the implementation's declared scope resolved, the fresh cases drawn, the cases outside the
-    scope skipped. ``pool`` (an executor of copies of this process: ``reference.computed_on``) computes the
-    expected values, the checkpoints' rows while the implementation declares its scope; None: here, in turn."""
+    scope skipped, the probes of what it offers beyond its scope built (``offers.py``), at the float32 class each
+    case's envelope measured (``float32_envelope``). ``precision`` is the adopter's class (None: float64);
+    ``allow_partial`` accepts a declared scope narrower than what is offered (reported). ``pool`` (an executor of
+    copies of this process: ``reference.computed_on``) computes the expected values, the checkpoints' rows while
+    the implementation declares its scope; None: here, in turn."""
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}, got {level!r}")
     if precision is not None:
@@ -396,10 +428,9 @@ def prepare(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick",
     host = host if host is not None else InProcessHost(implementation)
     hosts = [host, *(hosts or [])]
     declaration = host.declare()
-    scope = resolve_scope(declaration, algorithms, precision, host.name)
-    precision = scope.precision
-    report = Report(host.name, [], level, seed, precision, scope=scope, scope_source=declaration.source,
-                    required=require, missing=[] if require is None else scope.missing(require))
+    scope = resolve_scope(declaration, algorithms, host.name)
+    precision = precision or "float64"
+    report = _head(host.name, declaration, scope, level, seed, precision, require, allow_partial)
     if seal is not None:
         report.seal = seal.account()
         report.seal_failure = seal.changes("while the implementation declared its scope")
@@ -408,7 +439,34 @@ def prepare(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick",
     if seal is not None and report.seal_failure is None:
         report.seal_failure = seal.changes("while the expected values were computed")
     outcomes, to_run = _triage(all_cases, scope, precision, declaration, report.seal_failure)
-    return Prepared(report, declaration, scope, all_cases, outcomes, to_run, hosts, stored)
+    probes = _probes(declaration, report, algorithms, seed)
+    rtols = _float32_rtols(all_cases, to_run, pool) if precision == "float32" else {}
+    return Prepared(report, declaration, scope, all_cases, outcomes, to_run, hosts, stored, probes, rtols)
+
+
+def _probes(declaration, report, algorithms, seed) -> list:
+    """The probes of what the implementation offers beyond the scope it declares (none when it declares none, could
+    not declare, or the oracle changed)."""
+    if declaration.scope is None or declaration.error is not None or report.seal_failure is not None:
+        return []
+    return offers.probe_cases(report.scope, declaration.offers, algorithms, seed)
+
+
+def _head(name, declaration, scope, level, seed, precision, require, allow_partial) -> Report:
+    """The report before any case: the adopter's precision class, the declared scope and precision (a claim), the
+    required scope and what the declared one lacks of it, the adopter's explicit narrowing."""
+    return Report(name, [], level, seed, precision, scope=scope, scope_source=declaration.source,
+                  required=require, missing=[] if require is None else scope.missing(require),
+                  declared_precision=scope.precision,
+                  narrowed_by="--require" if require is not None else "--allow-partial" if allow_partial else None)
+
+
+def _float32_rtols(cases, indices, pool) -> dict:
+    """index -> the float32 class's rtol per field of each case to run, from an honest float32 computation of it."""
+    futures = {index: computed_on(pool, float32_envelope.honest_errors, cases[index].algorithm, cases[index].X,
+                                  cases[index].Y, cases[index].arguments, cases[index].expected, cases[index].rounds)
+               for index in indices}
+    return {index: float32_envelope.rtols(future.result()) for index, future in futures.items()}
 
 
 def _with_expected_values(cases, drawn_rows, scope, seed, level, fuzz, pool) -> list:
@@ -422,7 +480,8 @@ def _with_expected_values(cases, drawn_rows, scope, seed, level, fuzz, pool) -> 
     if drawn_rows is None:      # here, in turn: the cases inside the scope only
         drawn_rows = _drawn_rows(cases, seed, level.segments, None, scope)
     count, long = (level.fresh, level.long) if fuzz is None else (fuzz, 0)
-    new = fresh.fresh_cases(seed, count, scope, long, pool)
+    extra = stratified.stratified_cases(seed, level.stratified, scope) if fuzz is None else []
+    new = fresh.fresh_cases(seed, count, scope, long, pool, extra)
     cases = list(cases)
     for index, rows in drawn_rows.items():
         if scope.outside(cases[index]) is None:
@@ -460,6 +519,19 @@ def _triage(all_cases, scope, precision, declaration, seal_failure) -> tuple:
     return outcomes, to_run
 
 
+def _probe(prepared: Prepared, execution: _Execution) -> None:
+    """Ask what the implementation offers beyond its declared scope (``offers.py``); the report says it."""
+    report = prepared.report
+    try:
+        answers = dict(_spread(lambda index: execution.probe(prepared.probes[index]), range(len(prepared.probes)),
+                               execution, len(prepared.hosts)))
+    except Interrupted as interruption:
+        report.stopped, report.interruption = interruption.reason, interruption
+        answers = {}
+    report.probes = [answers[index] for index in sorted(answers)]
+    report.partial = offers.offered_not_certified(report.probes)
+
+
 def _run_cases(prepared: Prepared, execution: _Execution, progress, seed) -> None:
     """The first pass over the cases to run, then the reruns; an ``Interrupted`` stops the report."""
     outcomes, to_run, report = prepared.outcomes, prepared.to_run, prepared.report
@@ -488,8 +560,11 @@ def execute(prepared: Prepared, *, progress=None, reruns="level", timeout: float
     report, outcomes, all_cases, to_run = prepared.report, prepared.outcomes, prepared.cases, prepared.to_run
     level, seed = report.level, report.seed
     execution = _Execution(all_cases, _Pool(prepared.hosts), precision=report.precision,
-                           reruns=_rerun_indices(level, to_run, seed, reruns), timeout=timeout, deadline=deadline)
-    _run_cases(prepared, execution, progress, seed)
+                           reruns=_rerun_indices(level, to_run, seed, reruns), timeout=timeout, deadline=deadline,
+                           declared=report.declared_precision, rtols=prepared.rtols)
+    _probe(prepared, execution)
+    if report.interruption is None:
+        _run_cases(prepared, execution, progress, seed)
     for index in to_run:
         if outcomes[index] is None:
             outcomes[index] = _not_run(all_cases[index], report.stopped or "the run was stopped")
@@ -501,17 +576,24 @@ def execute(prepared: Prepared, *, progress=None, reruns="level", timeout: float
     if expectations is not None:
         _apply(expectations, outcomes)
         report.unused_expectations = expectations.unused()
+    _complete(prepared, outcomes)
+    return report
+
+
+def _complete(prepared: Prepared, outcomes) -> None:
+    """The report's cases, regimes, coverage, what the level cannot see and the envelope it exercised."""
+    report, all_cases, ran = prepared.report, prepared.cases, [prepared.cases[index] for index in prepared.to_run]
     report.outcomes, report.cases = outcomes, all_cases
     report.regimes = sorted({case.regime for case in all_cases}, key=[case.regime for case in all_cases].index)
     report.coverage = _coverage(all_cases, outcomes)
-    report.cannot_see = cannot_see(level, [all_cases[index] for index in to_run]) if prepared.stored else []
-    return report
+    report.cannot_see = cannot_see(report.level, ran) if prepared.stored else []
+    report.envelope = envelope.coverage(ran, prepared.scope)
 
 
 def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", seed: int | None = 0,
         fuzz: int | None = None, precision: str | None = None, host=None, hosts=None, cases=None, progress=None,
         require=None, reruns="level", timeout: float | None = None, deadline: float | None = None,
-        expectations=None, seal=None, pool=None) -> Report:
+        expectations=None, seal=None, pool=None, allow_partial: bool = False) -> Report:
     """Every case of ``level`` inside the implementation's declared scope (plus ``fuzz`` fresh cases drawn from
     ``seed``: the level's count and its long ones when None) and the report: ``prepare``, then ``execute``.
 
@@ -522,10 +604,11 @@ def run(implementation=None, algorithms=ALGORITHMS, *, level: str = "quick", see
     cases drawn from the seed (0: none); ``timeout`` replaces every case's time limit; ``deadline``
     (``time.monotonic()``) bounds the run; ``expectations`` lists known deviations; ``seal`` (``seal.Seal``)
     checks the oracle's files before the cases and at the end; ``pool`` computes the expected values
-    (``prepare``). An ``Interrupted`` raised while the cases run
+    (``prepare``); ``allow_partial`` accepts a declared scope narrower than what the implementation offers (said in
+    the report: ``offers.py``). An ``Interrupted`` raised while the cases run
     ends every process and returns the report so far, its ``stopped`` set."""
     prepared = prepare(implementation, algorithms, level=level, seed=seed, fuzz=fuzz, precision=precision, host=host,
-                       hosts=hosts, cases=cases, require=require, seal=seal, pool=pool)
+                       hosts=hosts, cases=cases, require=require, seal=seal, pool=pool, allow_partial=allow_partial)
     return execute(prepared, progress=progress, reruns=reruns, timeout=timeout, deadline=deadline,
                    expectations=expectations, seal=seal)
 

@@ -6,7 +6,9 @@ combines, not to each entry, which can be a cancellation); integer counts must b
 on the precision class only (below, each value with its reason):
 
 * ``float64``: CONFORMANCE_RTOL = 1e-9;
-* ``float32``: CONFORMANCE_FLOAT32_RTOL = 1e-3, for the cases float32 can represent (``outside_class``).
+* ``float32``: per case, FLOAT32_ENVELOPE_FACTOR times an honest float32 computation's error on that case, at least
+  FLOAT32_ENVELOPE_FLOOR (``float32_envelope``), for the cases float32 can represent (``outside_class``);
+  CONFORMANCE_FLOAT32_RTOL = 1e-3 where no envelope is measured (the Python API's ``check_case``).
 """
 from __future__ import annotations
 
@@ -41,6 +43,18 @@ CONFORMANCE_FLOAT32_RTOL = 1e-3
 #: fraction of their spread (u32 max|x| / spread): inputs offset by 1e6 with spread 1 are rounded by 0.06,
 #: which no float32 engine can undo, so those cases certify float64 engines only.
 FLOAT32_INPUT_RESOLUTION = 1e-4
+
+#: the float32 class judges each case's float fields against an honest float32 computation of that case
+#: (``float32_envelope.honest_errors``: plain_engine's float32 loops, a float32 batch solve), never a tolerance an
+#: implementation grants itself. Another honest float32 engine sums in another order (blocked, fused, pairwise):
+#: its error is the same O(u) times the same problem-dependent factor, with another constant; 16 leaves room for
+#: that constant, while a float64 engine whose step size is off by 1e-4 errs by about 100 times an honest float32
+#: engine (issue 33) and is rejected.
+FLOAT32_ENVELOPE_FACTOR = 16.0
+#: a case on which the honest float32 computation happens to be nearly exact (a constant kernel, a handful of rounds)
+#: still allows 2^-17 = 7.6e-6 of the scale: 128 float32 roundings (u = 2^-24), the error of one round summing
+#: a hundred terms.
+FLOAT32_ENVELOPE_FLOOR = 2.0 ** -17
 
 PRECISIONS = {"float64": CONFORMANCE_RTOL, "float32": CONFORMANCE_FLOAT32_RTOL}
 #: each precision class as an ``ovk_ref.closeness`` comparison (relative to the field's scale, no absolute floor)

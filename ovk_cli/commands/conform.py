@@ -42,13 +42,19 @@ def register(subparsers) -> None:
                     "implementation running in processes of its own: a Python MODULE[:ATTR], or any program through "
                     "--command (docs/conformance.md). Prints a progress line per case on stderr and, per failure, the "
                     "first diverging round and field. Exit 0 when every case in the declared scope passes (and the "
-                    "scope covers --require), 1 on any failure, 2 on a usage error or a tampered oracle, 3 when a process "
-                    "computing the expected values died, 130 after Ctrl-C and 143 after SIGTERM (the reports are "
-                    "written either way).")
+                    "scope covers --require, and every algorithm, kernel family, loss and truncation kind it offers "
+                    "is in the declared scope unless --allow-partial or --require narrows it), 1 on any failure, 2 on "
+                    "a usage error or a tampered oracle, 3 when a process computing the expected values died, 130 "
+                    "after Ctrl-C and 143 after SIGTERM (the reports are written either way).")
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("implementation", metavar="MODULE[:ATTR]", nargs="?",
                         help="e.g. ovk_fast or mypackage.engines:numpy_engine")
     target.add_argument("--command", dest="command_line", metavar="CMD", help="a program called as CMD REQUEST.json RESULT.json per case")
+    target.add_argument("--self-check", metavar="N", nargs="?", type=int, const=0, default=None,
+                        help="the oracle's own sensitivity: run the generated region-conditional faults (N of them "
+                             "drawn from --seed; all without N) against the cases of every level up to --level and "
+                             "print the catch matrix (fault region x level); exit 1 if a fault inside a level's reach "
+                             "is missed")
     parser.add_argument("--level", choices=tuple(LEVELS), default="standard",
                         help="quick (seconds), standard (every regime; default) or exhaustive (nightly)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the fresh cases (default: drawn and printed)")
@@ -62,8 +68,13 @@ def register(subparsers) -> None:
     parser.add_argument("--require", metavar="SCOPE",
                         help="fail unless the declared scope covers this one (a JSON object or file, or algorithm "
                              "names: onorma = every ONORMA case)")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="accept a declared scope narrower than what the implementation offers (an algorithm, "
+                             "kernel family, loss or truncation kind it answers but declares away): reported PARTIAL, "
+                             "exit 0 if the rest passes (default: exit 1)")
     parser.add_argument("--precision", choices=tuple(PRECISIONS), default=None,
-                        help="precision class of the implementation (default: the declared one, else float64)")
+                        help="the precision class you certify (default float64, whatever the implementation declares; "
+                             "float32: each case within an envelope measured on an honest float32 computation of it)")
     parser.add_argument("--timeout", metavar="SECONDS", type=float, default=None,
                         help="seconds any case may take (default: a limit that grows with the case, from 10 s)")
     parser.add_argument("--deadline", metavar="SECONDS", type=float, default=None,
@@ -211,7 +222,32 @@ def _finish(args, report, shrunk) -> int:
     return 0 if report.passed else 1
 
 
+def _self_check(args) -> int:
+    """``--self-check``: the catch matrix of the generated faults (``ovk_conform.self_check``)."""
+    from ovk_conform import self_check
+    names = tuple(LEVELS)
+    levels = names[:names.index(args.level) + 1]
+    seed = 0 if args.seed is None else args.seed
+    started = time.monotonic()
+    workers = default_workers() if args.workers is None else check_workers("--workers", args.workers)
+    with executor(workers, start="fork") as pool:
+        result = self_check.run(levels, seed, args.self_check or None, pool, sys.stderr if args.verbose else None)
+    print(f"self-check: {result['faults']} region-conditional faults (ovk_conform/self_check.py), seed {seed}, "
+          f"levels {', '.join(levels)}, {time.monotonic() - started:.1f} s")
+    print(result["text"])
+    missed = [item.fault.name for item in result["catches"] if item.inside and item.caught_by is None]
+    if args.json is not None:
+        outputs.write_text(args.json, json.dumps({
+            "faults": result["faults"], "levels": result["levels"], "seconds": result["seconds"],
+            "matrix": result["matrix"], "missed_inside": missed,
+            "catches": [{"fault": item.fault.name, "level": item.level, "caught_by": item.caught_by,
+                         "inside": item.inside} for item in result["catches"]]}, indent=1) + "\n")
+    return 1 if missed else 0
+
+
 def run_command(args) -> int:
+    if args.self_check is not None:
+        return _self_check(args)
     started = time.monotonic()
     algorithms = _algorithms(args.algorithms)
     _check(args)
@@ -241,7 +277,8 @@ def run_command(args) -> int:
                         try:
                             prepared = prepare(algorithms=algorithms, level=args.level, seed=seed, fuzz=args.fuzz,
                                                precision=args.precision, host=host, hosts=more, cases=cases,
-                                               require=require, seal=seal, pool=pool)
+                                               require=require, seal=seal, pool=pool,
+                                               allow_partial=args.allow_partial)
                         except BrokenProcessPool:
                             raise WorkerLost("a process computing the expected values died (killed, or out of "
                                              "memory): no report; run again, or with --workers 1 --reruns 0 to "
@@ -298,7 +335,8 @@ def _shrink(args, host, report, cases, deadline) -> list:
 
         def fails(candidate):
             result = host.call(candidate, limits.case_limit(candidate, args.timeout))
-            return runner.judge(candidate, result, report.precision).diverging_field is not None
+            return runner.judge(candidate, result, report.precision,
+                                report.declared_precision).diverging_field is not None
         small = fresh.shrink(case, fails, outcome, stop)
         path = _shrunk_folder(args) / f"{small.id}.json"
         fresh.write_case_file(small, path)

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 
 from ovk_cli import cli
-from ovk_conform import limits, run
+from ovk_conform import limits, run, stratified
 from ovk_conform.hosts import WorkerHost
 from ovk_conform.manifest import load_cases
 from ovk_conform.regimes import stored_rounds
+from ovk_conform.scope import Scope
 
 ADVERSARIES = Path(__file__).parent / "adversaries"
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,7 +61,10 @@ def test_a_command_that_skips_what_it_gets_wrong_fails_the_cases_it_refuses(tmp_
 def test_a_narrow_honest_scope_passes_and_require_names_what_it_lacks(tmp_path, capsys):
     code, report = _conform(tmp_path, "--command", _command(EXAMPLE), "--seed", "5", "--require", "onorma",
                             "--reruns", "0")
-    assert code == 1 and report["counts"]["fail"] == 0 and report["coverage"]["in_scope"] == 17
+    # 7 basic cases and 10 fresh ones in its scope, and the stratified fresh cases drawn inside it (issue 33)
+    declared = Scope.parse({"algorithms": report["scope"]["declared"]["algorithms"]}, "the example's scope")
+    stratified_count = len(stratified.stratified_cases(5, "quick", declared))
+    assert code == 1 and report["counts"]["fail"] == 0 and report["coverage"]["in_scope"] == 17 + stratified_count
     assert all(case["regime"] == "fresh" or case["case"] in {
         "gaussian-d3-squared", "gaussian-d1-squared", "window-4-gaussian-d2", "window-1-gaussian-d2", "single-example",
         "repeated-inputs", "zero-targets"} for case in report["cases"] if case["status"] == "pass")

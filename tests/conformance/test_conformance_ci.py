@@ -52,7 +52,7 @@ def test_the_junit_report_has_a_test_case_per_case_and_the_failures_with_their_d
     code, root, report = _junit(tmp_path, "proofs_check.mutants:MUTANTS.kernel_transposed", "--fuzz", "2")
     suite = root.find("testsuite")
     cases = suite.findall("testcase")
-    assert code == 1 and len(cases) == len(report["cases"]) + 3        # + run:seal, run:coverage, run:completed
+    assert code == 1 and len(cases) == len(report["cases"]) + 4   # + run:seal, run:coverage, run:offered, run:completed
     failed = {case.get("name"): case.find("failure") for case in cases if case.find("failure") is not None}
     skipped = [case for case in cases if case.find("skipped") is not None]
     assert int(suite.get("failures")) == len(failed) == report["counts"]["fail"]
@@ -60,14 +60,14 @@ def test_the_junit_report_has_a_test_case_per_case_and_the_failures_with_their_d
     assert failed["onorma:feature-d2-squared"].get("message") == "first divergence: t=2 predictions"
     assert "predictions row 2: expected" in failed["onorma:feature-d2-squared"].text
     assert {case.get("name") for case in cases if case.get("classname") == "conform.run"} == {
-        "run:seal", "run:coverage", "run:completed"}
+        "run:seal", "run:coverage", "run:offered", "run:completed"}
     properties = {item.get("name"): item.get("value") for item in suite.find("properties")}
     assert properties["seed"] == "2" and properties["level"] == "quick"
 
 
 def test_junit_reads_back_with_the_junit_parser_of_ci_tools_when_everything_passes(tmp_path):
     code, root, report = _junit(tmp_path, "ovk_fast", "--fuzz", "2", "--require", "onorma,batch_ridge")
-    assert code == 0 and root.get("failures") == "0" and root.get("tests") == str(len(report["cases"]) + 3)
+    assert code == 0 and root.get("failures") == "0" and root.get("tests") == str(len(report["cases"]) + 4)
     assert all(case.find("failure") is None for case in root.iter("testcase"))
 
 
@@ -208,6 +208,3 @@ def test_a_declared_scope_outside_the_rules_is_a_usage_error_naming_it(tmp_path,
     assert "--scope: algorithms.onorma.losses must be a non-empty list of some of squared" in capsys.readouterr().err
     assert cli.main(["conform", "ovk_fast", "--require", "svm"]) == 2
     assert "--require must be a JSON scope, a JSON file or algorithm names" in capsys.readouterr().err
-    declared = {"algorithms": {"onorma": {}}, "precision": "float32"}
-    assert cli.main(["conform", "--command", example, "--scope", json.dumps(declared), "--precision", "float64"]) == 2
-    assert "--precision float64 disagrees with the precision float32" in capsys.readouterr().err

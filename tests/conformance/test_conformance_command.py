@@ -32,6 +32,10 @@ def test_the_example_command_is_certified_on_the_cases_it_supports(tmp_path, cap
     assert ran == {"gaussian-d3-squared", "gaussian-d1-squared", "window-4-gaussian-d2", "window-1-gaussian-d2",
                    "single-example", "repeated-inputs", "zero-targets"}
     assert report["implementation"] == _command(str(EXAMPLE))
+    # what it declares away is refused when probed: nothing offered beyond its scope (issue 33)
+    probes = {probe["what"]: probe for probe in report["offered"]["probes"]}
+    assert report["offered"]["partial"] == [] and not any(probe["offered"] for probe in probes.values())
+    assert {"onorma kernel feature", "onorma loss huber", "onorma truncation theorem2"} <= set(probes)
 
 
 def test_the_example_command_is_rejected_when_it_drifts(tmp_path, capsys):
@@ -71,9 +75,13 @@ def test_the_c_example_is_certified_where_a_compiler_exists(tmp_path, capsys):
     program = tmp_path / "onorma_command"
     subprocess.run([compiler, "-O2", "-o", str(program), str(EXAMPLE.with_suffix(".c")), "-lm"], check=True)
     report_path = tmp_path / "report.json"
-    assert cli.main(["conform", "--command", shlex.quote(str(program)), "--algorithms", "onorma", "--level", "quick",
+    assert cli.main(["conform", "--command", shlex.quote(str(program)), "--level", "quick",
                      "--fuzz", "0", "--json", str(report_path)]) == 0
     report = json.loads(report_path.read_text())
+    # every algorithm, family, loss and truncation kind it declares away is refused when probed (issue 33)
+    probes = {probe["what"]: probe["offered"] for probe in report["offered"]["probes"]}
+    assert {"monorma", "batch_ridge", "onorma loss hinge", "onorma truncation listed"} <= set(probes)
+    assert not any(probes.values()) and report["passed"]
     assert report["counts"] == {"pass": 7, "fail": 0, "skip": 28, "xfail": 0, "xpass": 0}
     assert report["scope"]["source"] == "its answer to the describe request"
     assert report["scope"]["declared"]["algorithms"] == EXAMPLE_SCOPE

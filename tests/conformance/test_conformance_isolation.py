@@ -152,7 +152,7 @@ def test_float32_class_accepts_an_honest_float32_engine_and_float64_names_where_
     assert cli.main(["conform", "ovk_conform.plain_engine:float32_engine", "--level", "quick",
                      "--precision", "float32", "--seed", "0"]) == 0
     output = capsys.readouterr().out
-    assert "precision float32 (rtol 0.001)" in output and "worst relative error per field: predictions" in output
+    assert "precision float32 (the honest float32 envelope of each case)" in output and "worst relative error per field: predictions" in output
     report = run(float32_engine, ("onorma",), level="quick", fuzz=0)
     failed = [outcome for outcome in report.outcomes if outcome.status == "fail"]
     assert failed and all(outcome.diverging_round is not None for outcome in failed)

@@ -11,11 +11,14 @@ from ovk_cli import cli
 from ovk_conform import (
     VECTORS_VERSION,
     assert_conforms,
+    envelope,
     parametrize_with_vectors,
     run,
+    stratified,
 )
 from ovk_conform import tolerance as conform_tolerance
 from ovk_conform.levels import LEVELS
+from ovk_conform.scope import Scope
 from proofs_check.mutants import MUTANTS
 
 
@@ -102,7 +105,10 @@ def test_cli_exits_0_for_ovk_fast_and_writes_the_json_report(tmp_path, capsys):
     assert all(case["max_rel_error"] <= conform_tolerance.CONFORMANCE_RTOL for case in report["cases"])
     assert (report["level"], report["seed"], report["vectors_version"]) == ("quick", 5, VECTORS_VERSION)
     assert report["regimes"] == ["basic", "fresh"]
-    assert sum(case["regime"] == "fresh" for case in report["cases"]) == LEVELS["quick"].fresh
+    # the level's fresh cases, and the stratified ones: every axis of the envelope at the level's reach (issue 33)
+    stratified_count = len(stratified.stratified_cases(5, "quick", Scope.full()))
+    assert sum(case["regime"] == "fresh" for case in report["cases"]) == LEVELS["quick"].fresh + stratified_count
+    assert report["envelope"]["axes"]["d"]["exercised"]["onorma"][1] == envelope.AXES["d"].top
     progress = capsys.readouterr().err
     assert "fresh-case seed 5" in progress and progress.count("PASS ") == len(report["cases"])
 
