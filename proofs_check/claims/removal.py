@@ -17,7 +17,7 @@ from ovk_ref import arithmetic
 from proofs_check import constants, strategies, tolerances
 from proofs_check.claims import common
 from proofs_check.claims.base import Outcome, claim
-from proofs_check.claims.bounds import THEOREM_INFORMATIVE, _theorem_outcome, removed_norms
+from proofs_check.claims.bounds import THEOREM_INFORMATIVE, removed_norms, theorem2_any_truncation
 
 
 def policy_instances(max_n: int = 8):
@@ -35,7 +35,7 @@ def policy_instances(max_n: int = 8):
              "the implementation's own coefficients (bounds.removed_norms)",
        faults=("norm_gradient_unnormalised",))
 def theorem2_removal_policies(instance, impl, precision=None):
-    return _theorem_outcome(instance, impl, precision, excess=constants.SHARPENED_EXCESS, truncation_term=True)
+    return theorem2_any_truncation(instance, impl, precision)      # Theorem 2' itself, on the policies' instances
 
 
 def _removes(instance) -> bool:

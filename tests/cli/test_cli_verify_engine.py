@@ -88,3 +88,10 @@ def test_bad_engine_options_are_usage_errors(arguments, capsys):
     with pytest.raises(SystemExit) as exit_info:
         sys.exit(cli.main(["verify", "--claim", "prop1.i", *arguments]))
     assert exit_info.value.code == 2
+
+
+def test_random_features_are_found_not_to_be_the_kernel(tmp_path):
+    """examples/rff_onorma.py predicts with an approximate kernel but reports the exact expansion's coefficients: the
+    identity between its predictions and scalar NORMA's on the exact kernel is false, a finding about the variant."""
+    code, verdicts = _verify(tmp_path, "--engine", "rff_onorma", "--claim", "onorma.scalar_norma")
+    assert code == 1 and verdicts["onorma.scalar_norma"]["verdict"] == "false"
