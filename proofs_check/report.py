@@ -6,9 +6,8 @@ import math
 
 from proofs_check import profiles
 from proofs_check.claims import CLAIMS
-from proofs_check.runner import INFORMATIVE_FLOOR
 from proofs_check.margins import shown as shown_margin
-
+from proofs_check.runner import INFORMATIVE_FLOOR
 
 
 def verdict_text(verdict) -> str:

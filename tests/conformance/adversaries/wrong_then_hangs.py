@@ -4,6 +4,7 @@ rerun of that case (the oracle crashed there, exit 70, with a JSON report holdin
 import time
 
 import numpy as np
+
 import ovk_fast
 
 onorma, batch_ridge = ovk_fast.onorma, ovk_fast.batch_ridge
