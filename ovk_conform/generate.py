@@ -154,18 +154,27 @@ def float64_differences(stored, fresh, where: str = "") -> list[str]:
         if stored.keys() != fresh.keys():
             return [f"{where}: keys {sorted(stored)} != {sorted(fresh)}"]
         return [difference for key in stored for difference in float64_differences(stored[key], fresh[key], f"{where}/{key}")]
-    if isinstance(stored, list) and isinstance(fresh, list) and stored and _hex_floats(stored) and _hex_floats(fresh):
-        stored_values, fresh_values = decode_floats(stored), decode_floats(fresh)
-        if stored_values.shape != fresh_values.shape:
-            return [f"{where}: shape {stored_values.shape} != {fresh_values.shape}"]
-        _, _, rows = closeness.bad_rows(fresh_values, stored_values, tolerances.ACROSS_MACHINES)
-        return [f"{where}: rows {rows[:5].tolist()} beyond {tolerances.ACROSS_MACHINES.name}"] if rows.size else []
     if isinstance(stored, list) and isinstance(fresh, list):
-        if len(stored) != len(fresh):
-            return [f"{where}: length {len(stored)} != {len(fresh)}"]
-        return [difference for index, (a, b) in enumerate(zip(stored, fresh))
-                for difference in float64_differences(a, b, f"{where}/{index}")]
+        return _list_differences(stored, fresh, where)
     return [] if stored == fresh else [f"{where}: {stored!r} != {fresh!r}"]
+
+
+def _list_differences(stored: list, fresh: list, where: str) -> list[str]:
+    """``float64_differences`` of two lists: numbers within ``ACROSS_MACHINES``, other items one by one."""
+    if _hex_floats(stored) and _hex_floats(fresh):
+        return _numbers_differences(decode_floats(stored), decode_floats(fresh), where)
+    if len(stored) != len(fresh):
+        return [f"{where}: length {len(stored)} != {len(fresh)}"]
+    return [difference for index, (a, b) in enumerate(zip(stored, fresh))
+            for difference in float64_differences(a, b, f"{where}/{index}")]
+
+
+def _numbers_differences(stored: np.ndarray, fresh: np.ndarray, where: str) -> list[str]:
+    """``fresh`` against ``stored`` within ``ACROSS_MACHINES`` of the stored values' scale."""
+    if stored.shape != fresh.shape:
+        return [f"{where}: shape {stored.shape} != {fresh.shape}"]
+    _, _, rows = closeness.bad_rows(fresh, stored, tolerances.ACROSS_MACHINES)
+    return [f"{where}: rows {rows[:5].tolist()} beyond {tolerances.ACROSS_MACHINES.name}"] if rows.size else []
 
 
 def _hex_floats(values) -> bool:

@@ -29,9 +29,9 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("certify-theorem2", help="prove Theorem 2's certificate on a grid of (rho, epsilon): the smallest t0 of each")
     parser.add_argument("--rho", nargs="+", default=list(certificate.GRID_RHO), metavar="RHO", help="values of rho = eta lam in (0, 1)")
     parser.add_argument("--epsilon", nargs="+", default=list(certificate.GRID_EPSILON), metavar="EPS", help="values of epsilon in (0, 1/2)")
-    parser.add_argument("--table", type=Path, default=None, metavar="FILE", help="also write the table as JSON (default: printed "
-                        "only; the package's stored table is proofs_check/proofs/theorem2_certificates.json, "
-                        "rewritten only when given here)")
+    parser.add_argument("--table", type=Path, default=None, metavar="FILE",
+                        help="also write the table as JSON (default: printed only; the package's stored table is "
+                             "proofs_check/proofs/theorem2_certificates.json, rewritten only when given here)")
     parser.add_argument("--plot", type=Path, default=None, metavar="FILE", help="also draw t0 against rho (PNG)")
     parser.add_argument("--workers", type=int, default=None, metavar="N", help="processes (default: the machine's cores)")
     parser.set_defaults(run=run)
@@ -111,11 +111,10 @@ def figure_png(rows) -> bytes:
     return image.getvalue()
 
 
-def run(args) -> int:
-    workers = default_workers() if args.workers is None else check_workers("--workers", args.workers)
-    target = args.table
-    if target is not None:
-        outputs.check_file("--table", target)
+def _checked_inputs(args) -> list:
+    """The (rho, epsilon) pairs, every option checked before any work (UsageError: exit 2)."""
+    if args.table is not None:
+        outputs.check_file("--table", args.table)
     missing = _missing_extra()
     if missing:
         raise UsageError(f"certify-theorem2 needs the optional extra '{missing}' (python-flint): "
@@ -134,6 +133,13 @@ def run(args) -> int:
             valid = False
         if not valid:
             raise UsageError(f"--rho must be decimals in (0, 1) and --epsilon decimals in (0, 1/2), got rho {rho!r}, epsilon {epsilon!r}")
+    return pairs
+
+
+def run(args) -> int:
+    workers = default_workers() if args.workers is None else check_workers("--workers", args.workers)
+    target = args.table
+    pairs = _checked_inputs(args)
     start = time.perf_counter()
     if workers == 1:
         rows = [_point(pair) for pair in pairs]

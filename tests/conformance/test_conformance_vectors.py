@@ -16,6 +16,7 @@ from ovk_conform.vectors import (
     regime_path,
     vector_path,
 )
+from ovk_ref import closeness, tolerances
 
 
 def test_stored_vectors_equal_a_fresh_generation():
@@ -149,8 +150,11 @@ def test_the_140000_round_stream_stores_the_boundary_rounds_every_coefficient_an
         range(CHECKPOINT_EVERY, 140_000, CHECKPOINT_EVERY))
 
 
-def test_rows_recomputed_from_a_checkpoint_are_the_stored_rows_bit_for_bit():
-    """ovk_ref resumes exactly: the rows after a checkpoint are those of the uninterrupted run that the file stores."""
+def test_rows_recomputed_from_a_checkpoint_are_the_stored_rows():
+    """ovk_ref resumes exactly: the rows after a checkpoint are those of the uninterrupted run that the file stores,
+    within ``ACROSS_MACHINES`` (the file was generated on another CPU: with numpy restricted to its baseline SIMD
+    paths, ``python -m tools.cpu_variants --variant numpy-baseline``, round 256's predictions differ in the last bit;
+    bit for bit on one machine is tests/ref/test_ref_checkpoint.py's)."""
     case = _underflow_stream()
     stored = {int(t): i for i, t in enumerate(case.rounds)}
     for index in (0, 250, len(case.checkpoints) - 1):
@@ -159,8 +163,9 @@ def test_rows_recomputed_from_a_checkpoint_are_the_stored_rows_bit_for_bit():
         overlap = [t for t in range(start + 1, start + 1 + len(rows["predictions"])) if t in stored]
         assert overlap, start
         for name, values in rows.items():
-            assert np.array_equal(values[[t - start - 1 for t in overlap]],
-                                  case.expected[name][[stored[t] for t in overlap]]), (start, name)
+            recomputed, file = values[[t - start - 1 for t in overlap]], case.expected[name][[stored[t] for t in overlap]]
+            _, _, bad = closeness.bad_rows(recomputed, file, tolerances.ACROSS_MACHINES)
+            assert bad.size == 0, (start, name, bad[:5])
 
 
 def test_drawn_rows_change_with_the_seed_and_add_whole_segments():
