@@ -22,6 +22,9 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+#: the module's build runs in its first test (a notebook executed, the references generated): minutes on a loaded
+#: machine, beyond the suite's limit per test (pyproject)
+pytestmark = pytest.mark.timeout(1800)
 CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
 #: the notebook the test build executes; the page and the figure the browser checks
 EXECUTED = "notebooks/01_kernels.html"
