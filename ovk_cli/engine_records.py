@@ -253,7 +253,12 @@ def run_on_engine(args, claim_ids, workers: int, profile: str) -> int:
               f"({verdict.seconds:.1f} s)", file=sys.stderr, flush=True)
     results = map_ordered(run_engine_unit, plan, workers=workers, scheduler=None, done=done)
     verdicts = [runner.Verdict(**result) for result in results]
-    seconds = time.perf_counter() - start
+    return _report(args, spec, profile, verdicts, time.perf_counter() - start)
+
+
+def _report(args, spec, profile: str, verdicts, seconds: float) -> int:
+    """The table, the summary lines, and the JSON and JUnit files asked for; exit 1 when a verdict is not the
+    expected one."""
     seed = args.seed if args.seed is not None else (0 if profiles.PROFILES[profile].get("derandomize") else "random")
     print(report.table(verdicts, markdown=args.markdown))
     applicable = [verdict for verdict in verdicts if verdict.verdict != "not applicable"]
