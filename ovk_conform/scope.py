@@ -27,7 +27,7 @@ import numpy as np
 
 from ovk_conform import vocabulary
 from ovk_conform.protocol import ALGORITHMS
-from ovk_ref import truncation
+from ovk_ref import input_file, truncation
 
 #: the kernel families, losses and truncation kinds, from ovk_ref's definitions (``vocabulary``)
 KERNEL_FAMILIES, LOSSES, TRUNCATIONS = vocabulary.KERNEL_FAMILIES, vocabulary.LOSSES, vocabulary.TRUNCATIONS
@@ -185,7 +185,7 @@ def read_text(text: str, option: str) -> dict:
             raise ValueError(f"{option} is not valid JSON: {error}") from None
     elif Path(text).is_file():
         try:
-            value = json.loads(Path(text).read_text())
+            value = json.loads(input_file.read_text(text, option))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
             raise ValueError(f"{option} {text} cannot be read as JSON: {error}") from None
     else:

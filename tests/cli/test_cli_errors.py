@@ -71,7 +71,10 @@ def test_the_exit_statuses_are_documented_beside_the_others():
 @pytest.mark.parametrize("arguments", [
     ["conform", "ovk_fast", "--level", "quick", "--expectations", "{file}"],
     ["conform", "ovk_fast", "--level", "quick", "--replay", "{file}"],
-    ["explain", "prop2.iv", "--instance", "@{file}"]], ids=["expectations", "replay", "instance"])
+    ["explain", "prop2.iv", "--instance", "@{file}"],
+    ["conform", "ovk_fast", "--level", "quick", "--scope", "{file}"],
+    ["conform", "ovk_fast", "--level", "quick", "--require", "{file}"]],
+    ids=["expectations", "replay", "instance", "scope", "require"])
 def test_an_input_file_larger_than_the_limit_is_refused_naming_the_option(arguments, capsys, monkeypatch, tmp_path):
     """``/dev/zero`` given as such a file grew the process to 23.5 GB; here the limit is lowered to 1 KiB and the file
     holds 2 KiB: exit 2 before any work, naming the option."""
