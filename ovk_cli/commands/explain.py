@@ -16,7 +16,7 @@ from ovk_cli.errors import UsageError, front_door
 from ovk_ref import input_file
 from proofs_check import profiles
 from proofs_check.claims import CLAIMS
-from proofs_check.proofs import chains, explain, symbolic
+from proofs_check.proofs import chains, explain, second_opinion, symbolic
 from proofs_check.report import shown_margin
 from proofs_check.runner import run_claim
 
@@ -63,7 +63,10 @@ def _instance(args) -> tuple:
 def _proof_text(step) -> str:
     if step.symbolic:
         proof = symbolic.PROOFS[step.symbolic]
-        return f"proved by sympy ({proof.method})" if symbolic.prove(proof) else "NOT proved by sympy"
+        text = f"proved by sympy ({proof.method})" if symbolic.prove(proof) else "NOT proved by sympy"
+        if second_opinion.available() and second_opinion.polynomial(proof):
+            text += f"; z3: {second_opinion.decide(proof)[0]}"     # the second decision procedure (docs/proofs.md)
+        return text
     if step.refuted:
         witness = symbolic.refute(symbolic.WRONG_VARIANTS[step.refuted])
         return f"refuted by sympy at {witness}" if witness is not None else "NOT refuted by sympy"

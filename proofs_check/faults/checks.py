@@ -6,6 +6,8 @@ attained or its excess term nearly used), the too-lax comparators by ``comparato
 regularised risk evaluated term by term (``claims.explicit``), not the comparator's own arithmetic."""
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import sympy as sp
 
@@ -19,7 +21,7 @@ lam, eta, U, n = constants.lam, constants.eta, constants.U, constants.n
 
 
 def _U_kappa_squared(original):
-    from proofs_check.claims import common
+    common = importlib.import_module(COMMON)
 
     def U(instance, precision=None):
         if common.loss_name(instance) != "squared":
@@ -29,7 +31,7 @@ def _U_kappa_squared(original):
 
 
 def _U_max_as_min(original):
-    from proofs_check.claims import common
+    common = importlib.import_module(COMMON)
 
     def U(instance, precision=None):
         if common.loss_name(instance) == "squared":

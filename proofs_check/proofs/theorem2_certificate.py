@@ -39,7 +39,7 @@ REFUTATION_REACH = 10**6
 TABLE = Path(__file__).with_name("theorem2_certificates.json")
 
 
-def _flint():
+def flint_library():
     """python-flint, with its working precision (a module-wide setting of FLINT) at PRECISION_BITS."""
     try:
         import flint
@@ -63,7 +63,7 @@ class Schedule:
 
     def floor_power(self, u: int) -> int:
         """``floor(u^beta) = floor((u^p)^(1/q))`` exactly (FLINT's integer root)."""
-        return int(_flint().fmpz(u**self.beta.numerator).root(self.beta.denominator))
+        return int(flint_library().fmpz(u**self.beta.numerator).root(self.beta.denominator))
 
     def window(self, t: int) -> int:
         return t if t <= self.t0 else self.t0 + self.floor_power(t - self.t0)
@@ -87,7 +87,7 @@ class Certificate:
 @functools.lru_cache(maxsize=64)
 def _products(rho: str, length: int):
     """``L_t = prod_{k<=t} (1 - rho/sqrt(k))``, t = 0..length, as balls."""
-    flint = _flint()
+    flint = flint_library()
     r = flint.arb(Fraction(rho).numerator) / Fraction(rho).denominator
     products, current = [flint.arb(1)], flint.arb(1)
     for k in range(1, length + 1):
@@ -100,7 +100,7 @@ def _prefix_terms(rho: str, schedule: Schedule):
     """The exact prefix of ``S_n``: ``(t, sqrt(t/i_t) P_{i_t,t})`` at each drop ``t <= PREFIX`` (none before ``t0 + 2``)."""
     if schedule.t0 + 1 >= PREFIX:
         return
-    arb = _flint().arb
+    arb = flint_library().arb
     products = _products(rho, PREFIX)
     cut = 0
     for t in range(schedule.t0 + 2, PREFIX + 1):
@@ -112,7 +112,7 @@ def _prefix_terms(rho: str, schedule: Schedule):
 
 def certify(rho: str, epsilon: str, t0: int) -> Certificate:
     """Decide ``S_n <= 8 rho sqrt(n)`` for every n (``certified``), or prove an n where it fails (``refuted``)."""
-    flint = _flint()
+    flint = flint_library()
     arb = flint.arb
     fraction = Fraction(rho)
     if not 0 < fraction < 1:
@@ -171,7 +171,7 @@ def block_bounds(schedule: Schedule, r, a: int, b: int) -> tuple:
     """Balls ``(upper, lower)`` with ``lower <= sum_{a < t <= b, drop at t} sqrt(t/i_t) P_{i_t,t} <= upper`` (lemmas B1-B3
     of docs/theorem2-certificate.md): ``c_b - c_a`` drops, each ``i_t >= c_a + 1`` (``>= c_{a+1}``), ``t <= b``, and
     ``s_{a+1} <= s_t <= s_b``."""
-    arb = _flint().arb
+    arb = flint_library().arb
     s_first, s_last, c_before, c_first = schedule.window(a + 1), schedule.window(b), schedule.cut(a), schedule.cut(a + 1)
     drops = schedule.cut(b) - c_before
     if not drops:
@@ -189,7 +189,7 @@ def tail_bound(schedule: Schedule, r, N: int):
     are not met."""
     if not (N >= 2 * schedule.t0 + 1 and _increasing(schedule, N) and 2 * (schedule.window(N) + 1) <= N):
         return None
-    arb = _flint().arb
+    arb = flint_library().arb
     eps = arb(schedule.epsilon.numerator) / schedule.epsilon.denominator
     c = r * arb(2) ** (-arb(schedule.beta.numerator) / schedule.beta.denominator)
     return arb(2).sqrt() / eps * c ** (-1 / eps) * (c * arb(N + 1) ** eps).gamma_upper(1 / eps)   # Gamma(1/eps, .)

@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from proofs_check.proofs.theorem2_certificate import _flint
+from proofs_check.proofs.theorem2_certificate import flint_library
 
 #: the regime splits K tried (each gives a sufficient t0; the smallest is kept)
 SPLITS = (4, 16, 64)
@@ -42,7 +42,7 @@ class Formula:
 
 
 def _ball(value):
-    arb = _flint().arb
+    arb = flint_library().arb
     value = Fraction(value)
     return arb(value.numerator) / value.denominator
 
@@ -70,7 +70,7 @@ def root(A: Fraction, B) -> Fraction:
 def parts(rho: str, epsilon: str, split: int, weight: Fraction) -> dict:
     """``a``, ``b``, ``c`` of one ``(K, omega)`` (upper ends, exact), lemma R's ``A``, ``B`` (a ball) and root ``Z``, and
     ``T1``."""
-    arb = _flint().arb
+    arb = flint_library().arb
     r, eps, K = _ball(rho), _ball(epsilon), split
     beta = _ball(Fraction(1, 2) + Fraction(epsilon))
     a = Fraction(0)

@@ -47,7 +47,8 @@ def test_os_exit_on_the_third_call_fails_that_case_and_the_run_goes_on(adversari
 
 def test_a_hang_is_a_timeout_failure_naming_the_case(adversaries, tmp_path, capsys):
     code, report = _conform(tmp_path, "hangs_on_one_example", "--fuzz", "0", "--timeout", "1")
-    assert code == 1 and _failures(report) == {"single-example": "timed out after 1 s during case onorma:single-example"}
+    assert code == 1 and _failures(report) == {"single-example": "timed out after 1 s during case onorma:single-example, and again "
+                                                                   "after 3 s (retried with a longer limit)"}
     assert "FAIL basic            onorma:single-example" in capsys.readouterr().err
 
 

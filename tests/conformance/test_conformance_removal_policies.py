@@ -50,7 +50,7 @@ def _window_reading(X, Y, kernel, *, truncation=None, **options):
 @pytest.mark.parametrize("kind", KINDS)
 def test_ovk_ref_passes_its_policy_cases_and_a_window_reading_fails(kind):
     honest = SimpleNamespace(onorma=ovk_ref.onorma, conformance_scope=_scope(kind))
-    report = run(honest, ("onorma",), seed=3, fuzz=6, reruns=0)
+    report = run(honest, ("onorma",), seed=3, fuzz=6, reruns=0, allow_partial=True)   # certifies the policy alone
     statuses = [outcome.status for outcome in report.outcomes if outcome.status != "skip"]   # skip: out of scope
     assert report.passed and statuses == ["pass"] * 6, report.text(verbose=True)
     wrong = SimpleNamespace(onorma=_window_reading, conformance_scope=_scope(kind))

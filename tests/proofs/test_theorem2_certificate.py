@@ -56,14 +56,14 @@ def test_the_block_bounds_enclose_the_exact_sums(rho, epsilon, t0, blocks):
 def _block_bounds_exponent_at_last_window(schedule, r, a, b):
     """Planted: the exponent with ``s_b`` (the largest window of the block) in place of ``s_{a+1}``."""
     upper, lower = certificate.block_bounds(schedule, r, a, b)
-    arb = certificate._flint().arb
+    arb = certificate.flint_library().arb
     return upper * (-r * (schedule.window(b) - schedule.window(a + 1)) / arb(b + 1).sqrt()).exp(), lower
 
 
 def _block_bounds_without_ratio(schedule, r, a, b):
     """Planted: ``sqrt(t/i_t)`` bounded by 1."""
     upper, lower = certificate.block_bounds(schedule, r, a, b)
-    arb = certificate._flint().arb
+    arb = certificate.flint_library().arb
     return upper / (arb(b) / (schedule.cut(a) + 1)).sqrt(), lower
 
 
@@ -72,7 +72,7 @@ def _block_bounds_lower_with_first_window(schedule, r, a, b):
     upper, lower = certificate.block_bounds(schedule, r, a, b)
     if not lower > 0:
         return upper, lower
-    arb = certificate._flint().arb
+    arb = certificate.flint_library().arb
     c_first = schedule.cut(a + 1)
     shift = r * (schedule.window(b) - schedule.window(a + 1)) / (arb(c_first).sqrt() * (1 - r / arb(c_first + 1).sqrt()))
     return upper, lower * shift.exp()
@@ -81,7 +81,7 @@ def _block_bounds_lower_with_first_window(schedule, r, a, b):
 def _tail_bound_without_inverse_epsilon(schedule, r, N):
     """Planted: the substitution's ``1/eps`` forgotten."""
     tail = certificate.tail_bound(schedule, r, N)
-    return None if tail is None else tail * (certificate._flint().arb(schedule.epsilon.numerator) / schedule.epsilon.denominator)
+    return None if tail is None else tail * (certificate.flint_library().arb(schedule.epsilon.numerator) / schedule.epsilon.denominator)
 
 
 #: planted faults of the certificate's bounds (each caught below)

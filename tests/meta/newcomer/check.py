@@ -55,7 +55,8 @@ def conformance(results):
     results["schema_valid"] = all(validator.is_valid(json.loads(json.dumps(wire.request(case)))) for case in cases)
     implementation = {"onorma": ovk_fast.onorma, "monorma": ovk_fast.monorma, "batch_ridge": ovk_fast.batch_ridge,
                       "conformance_scope": declared}
-    report = run(implementation, level="quick", fuzz=12, seed=0)
+    # ovk_fast offers every family and loss; this run certifies the new ones alone, so it narrows explicitly
+    report = run(implementation, level="quick", fuzz=12, seed=0, allow_partial=True)
     results["conform"] = {"passed": report.passed, "counts": report.counts()}
     import ovk_ref
     kernel = ovk_ref.as_kernel({"type": FAMILY, "mu": 0.7, "B": [[1.0]]})
