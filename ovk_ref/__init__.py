@@ -35,7 +35,7 @@ from ovk_ref.truncation import FixedWindow, ListedSchedule, Theorem2Schedule, th
 #: a fresh ONORMA or MONORMA run over a whole stream, every round recorded (one function for both)
 run_onorma = run_monorma = run_stream
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 #: version of the conventions fixed by the spec (paper-spec.md); bumps when a convention changes
 SPEC_VERSION = "1"
 
