@@ -254,8 +254,6 @@ def run_command(args) -> int:
     scope, require, expectations, cases, reruns, workers = _inputs(args, algorithms)
     seed = _seed(args)
     deadline = None if args.deadline is None else started + args.deadline
-    print(f"ovk-check conform: level {args.level}, fresh-case seed {seed} (replay: --seed {seed})",
-          file=sys.stderr, flush=True)
 
     def new_host():
         if args.command_line:
@@ -265,6 +263,9 @@ def run_command(args) -> int:
     report = None
     try:
         with _Signals() as signals, contextlib.ExitStack() as hosts:
+            # printed once Ctrl-C is ours: from this line on an interruption writes the reports (JUnit included)
+            print(f"ovk-check conform: level {args.level}, fresh-case seed {seed} (replay: --seed {seed})",
+                  file=sys.stderr, flush=True)
             with front_door():   # the oracle's files, the implementation's loading and its declared scope
                 try:
                     seal = Seal()
